@@ -1,0 +1,140 @@
+package io.taskfence.lock;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.regex.Pattern;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import org.jboss.logging.Logger;
+
+import io.quarkus.redis.datasource.RedisDataSource;
+
+/**
+ * Named locks in Redis that hand out fencing tokens (DESIGN section 2). Every lock has a lease, so a
+ * holder that dies blocks others only until its lease ends; acquisition, renewal and release are
+ * each one atomic script; a holder can never renew or delete a lock that another holder acquired.
+ */
+@ApplicationScoped
+public class FencedLocks {
+
+    private static final Logger LOG = Logger.getLogger(FencedLocks.class);
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
+    private final LockSettings settings;
+    private final LockScripts scripts;
+    private final ReleaseSignals releases;
+    private final ScheduledExecutorService watchdogTimer;
+
+    @Inject
+    public FencedLocks(RedisDataSource redis, LockSettings settings) {
+        this(redis, settings, Executors.newScheduledThreadPool(2,
+                Thread.ofPlatform().name("lock-watchdog-", 0).daemon().factory()));
+    }
+
+    /** For a caller that schedules the watchdog's renewals itself. */
+    FencedLocks(RedisDataSource redis, LockSettings settings, ScheduledExecutorService watchdogTimer) {
+        this.settings = settings;
+        this.scripts = new LockScripts(redis);
+        this.releases = new ReleaseSignals(redis, LockKeys.releaseChannel(settings.keyPrefix()));
+        this.watchdogTimer = watchdogTimer;
+    }
+
+    /**
+     * Acquires the lock {@code name}, waiting at most {@code waitAtMost} for its holder to release it or
+     * for the holder's lease to end. A waiter sleeps until one of those happens; it never polls.
+     *
+     * @return the lease, or empty if the lock was still held when the wait ran out (or the thread was
+     *         interrupted, whose flag is then set again)
+     * @throws LockUnavailableException if Redis does not answer within the Redis client's timeout
+     */
+    public Optional<FencedLease> tryAcquire(String name, Duration lease, Duration waitAtMost) {
+        requireValidName(name);
+        Objects.requireNonNull(waitAtMost, "waitAtMost");
+        if (lease == null || lease.toMillis() < 3) {
+            throw new IllegalArgumentException("lease must be at least 3 ms, was " + lease);
+        }
+        LockKeys keys = LockKeys.of(settings.keyPrefix(), name);
+        long deadline = System.nanoTime() + waitAtMost.toNanos();
+        while (true) {
+            long seen = releases.generation(name);
+            String owner = settings.replicaId() + "/" + UUID.randomUUID();
+            long sentAt = System.nanoTime();
+            LockScripts.AcquireReply reply = scripts.acquire(keys, owner, lease.toMillis());
+            if (reply.acquired()) {
+                return Optional.of(new FencedLease(name, owner, reply.token(), lease, sentAt, keys,
+                        LockKeys.releaseChannel(settings.keyPrefix()), scripts));
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return Optional.empty();
+            }
+            if (!releases.subscribed() && releases.subscribe()) {
+                continue; // a release before the subscription went unseen: look again before waiting
+            }
+            long holderLeft = reply.holderTtlMillis() >= 0 ? Duration.ofMillis(reply.holderTtlMillis()).toNanos() : left;
+            try {
+                releases.awaitRelease(name, seen, Math.min(left, holderLeft));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * Runs {@code job} on this thread if the lock {@code name} is free, with a watchdog renewing the lease
+     * every third of it. If the lock is lost meanwhile, the job is interrupted and the outcome is
+     * {@link RunOutcome#LEASE_LOST}. The lock is released when the job ends, however it ends.
+     *
+     * @throws Exception what the job threw, unless it threw because its lease was lost
+     */
+    public RunOutcome runExclusively(String name, Duration lease, FencedJob job) throws Exception {
+        Optional<FencedLease> acquired = tryAcquire(name, lease, Duration.ZERO);
+        if (acquired.isEmpty()) {
+            LOG.debugf("lock %s is held elsewhere; skipping this run", name);
+            return RunOutcome.SKIPPED;
+        }
+        FencedLease held = acquired.get();
+        LeaseWatchdog watchdog = LeaseWatchdog.guardCurrentThread(held, watchdogTimer);
+        try {
+            job.run(held);
+        } catch (Exception e) {
+            if (!watchdog.lost()) {
+                throw e;
+            }
+            LOG.debugf(e, "job under lock %s stopped after its lease was lost", name);
+        } finally {
+            watchdog.close();
+            releaseQuietly(held);
+        }
+        return watchdog.lost() ? RunOutcome.LEASE_LOST : RunOutcome.COMPLETED;
+    }
+
+    private static void releaseQuietly(FencedLease lease) {
+        try {
+            lease.release();
+        } catch (LockUnavailableException e) {
+            LOG.warnf("could not release lock %s (token %d); it ends with its lease: %s", lease.name(),
+                    lease.token(), e.getMessage());
+        }
+    }
+
+    private static void requireValidName(String name) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("lock name must match " + NAME.pattern() + ", was " + name);
+        }
+    }
+
+    @PreDestroy
+    void close() {
+        watchdogTimer.shutdownNow();
+        releases.close();
+    }
+}

@@ -1,0 +1,122 @@
+package io.taskfence.lock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.taskfence.testing.TestRedis;
+
+/** A job longer than its lease keeps the lock; a holder that stops renewing loses it and is stopped. */
+@QuarkusTest
+@TestRedis
+class WatchdogTest {
+
+    private static final Duration LEASE = Duration.ofMillis(600);
+
+    @Inject
+    FencedLocks locks;
+    @Inject
+    RedisDataSource redis;
+    @Inject
+    LockSettings settings;
+
+    @Test
+    void aJobFourTimesLongerThanItsLeaseKeepsTheLockThroughout() throws Exception {
+        String name = "long-" + UUID.randomUUID();
+        AtomicReference<FencedLease> seen = new AtomicReference<>();
+        AtomicBoolean everStolen = new AtomicBoolean();
+
+        RunOutcome outcome = locks.runExclusively(name, LEASE, lease -> {
+            seen.set(lease);
+            long end = System.nanoTime() + LEASE.multipliedBy(4).toNanos();
+            while (System.nanoTime() < end) {
+                if (locks.tryAcquire(name, LEASE, Duration.ZERO).isPresent()) {
+                    everStolen.set(true);
+                }
+                assertTrue(lease.isValid(), "the lease went invalid while the watchdog renewed it");
+                Thread.sleep(50);
+            }
+        });
+
+        assertEquals(RunOutcome.COMPLETED, outcome);
+        assertFalse(everStolen.get(), "another holder got the lock while the long job ran");
+        assertFalse(seen.get().isValid(), "a released lease is no longer valid");
+        assertTrue(locks.tryAcquire(name, LEASE, Duration.ZERO).isPresent(), "the lock is free after the job");
+    }
+
+    @Test
+    void aPausedHolderLosesTheLockIsToldSoAndIsInterrupted() throws Exception {
+        String name = "paused-" + UUID.randomUUID();
+        // The paused replica: its watchdog runs on one thread that the test can stall, as a GC pause would.
+        ScheduledExecutorService pausable = Executors.newSingleThreadScheduledExecutor();
+        FencedLocks pausedReplica = new FencedLocks(redis, new LockSettings(settings.keyPrefix(), "paused",
+                settings.defaultLease()), pausable);
+        AtomicReference<FencedLease> pausedLease = new AtomicReference<>();
+        AtomicBoolean interrupted = new AtomicBoolean();
+        CountDownLatch running = new CountDownLatch(1);
+        try {
+            CompletableFuture<RunOutcome> job = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return pausedReplica.runExclusively(name, LEASE, lease -> {
+                        pausedLease.set(lease);
+                        running.countDown();
+                        try {
+                            Thread.sleep(Duration.ofSeconds(30));
+                        } catch (InterruptedException e) {
+                            interrupted.set(true);
+                            throw e;
+                        }
+                    });
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, Executors.newVirtualThreadPerTaskExecutor());
+            assertTrue(running.await(5, TimeUnit.SECONDS));
+            Thread.sleep(LEASE.multipliedBy(2).toMillis()); // a few renewals go through
+            assertTrue(pausedLease.get().isValid(), "renewed while its watchdog ran");
+
+            CountDownLatch resume = new CountDownLatch(1);
+            pausable.execute(() -> awaitQuietly(resume)); // the pause starts
+            FencedLease successor = locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ofSeconds(10)).orElseThrow();
+
+            assertTrue(successor.token() > pausedLease.get().token(), "the successor's token is higher");
+            assertFalse(pausedLease.get().isValid(), "the paused holder's lease reports invalid");
+            assertFalse(job.isDone(), "the job has not been told yet: its watchdog is paused");
+
+            resume.countDown(); // the pause ends; the first renew is refused
+            assertEquals(RunOutcome.LEASE_LOST, job.get(10, TimeUnit.SECONDS));
+            assertTrue(interrupted.get(), "the job was interrupted when its lease was found lost");
+            assertTrue(successor.isValid());
+            assertEquals(successor.owner() + ":" + successor.token(),
+                    redis.value(String.class).get(LockKeys.of(settings.keyPrefix(), name).lock()),
+                    "the paused holder's release did not touch the successor's lock");
+            successor.release();
+        } finally {
+            pausedReplica.close();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
