@@ -11,32 +11,27 @@ import java.time.Duration;
  */
 public final class FencedLease implements AutoCloseable {
 
-    private final String name;
+    private final LockKeys keys;
     private final String owner;
     private final long token;
     private final Duration lease;
-    private final LockKeys keys;
-    private final String releaseChannel;
     private final LockScripts scripts;
 
     private volatile long validUntilNanos;
     private volatile boolean ended;
     private volatile boolean released;
 
-    FencedLease(String name, String owner, long token, Duration lease, long sentAtNanos,
-            LockKeys keys, String releaseChannel, LockScripts scripts) {
-        this.name = name;
+    FencedLease(LockKeys keys, String owner, long token, Duration lease, long sentAtNanos, LockScripts scripts) {
+        this.keys = keys;
         this.owner = owner;
         this.token = token;
         this.lease = lease;
-        this.keys = keys;
-        this.releaseChannel = releaseChannel;
         this.scripts = scripts;
         this.validUntilNanos = sentAtNanos + lease.toNanos();
     }
 
     public String name() {
-        return name;
+        return keys.name();
     }
 
     /** The fencing token: strictly greater than the token of every earlier holder of this lock. */
@@ -92,7 +87,7 @@ public final class FencedLease implements AutoCloseable {
         ended = true;
         // Compare-and-delete, so asking is safe even when the lease looks lost here: a renew whose reply
         // timed out may still have extended it in Redis.
-        return scripts.release(keys, holder(), releaseChannel, name);
+        return scripts.release(keys, holder());
     }
 
     @Override
@@ -102,7 +97,7 @@ public final class FencedLease implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "FencedLease[" + name + " token=" + token + " owner=" + owner + (isValid() ? "" : " invalid") + "]";
+        return "FencedLease[" + name() + " token=" + token + " owner=" + owner + (isValid() ? "" : " invalid") + "]";
     }
 
     /** Marks the lease lost without asking Redis: its end passed while renewals went unanswered. */

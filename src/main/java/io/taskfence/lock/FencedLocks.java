@@ -68,8 +68,7 @@ public class FencedLocks {
             long sentAt = System.nanoTime();
             LockScripts.AcquireReply reply = scripts.acquire(keys, owner, lease.toMillis());
             if (reply.acquired()) {
-                return Optional.of(new FencedLease(name, owner, reply.token(), lease, sentAt, keys,
-                        LockKeys.releaseChannel(settings.keyPrefix()), scripts));
+                return Optional.of(new FencedLease(keys, owner, reply.token(), lease, sentAt, scripts));
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {

@@ -38,8 +38,8 @@ final class LockScripts {
         return run(renew, List.of(keys.lock()), holder, Long.toString(leaseMillis)).toInteger() == 1;
     }
 
-    boolean release(LockKeys keys, String holder, String channel, String name) {
-        return run(release, List.of(keys.lock()), holder, channel, name).toInteger() == 1;
+    boolean release(LockKeys keys, String holder) {
+        return run(release, List.of(keys.lock()), holder, keys.releaseChannel(), keys.name()).toInteger() == 1;
     }
 
     private Response run(LuaScript script, List<String> keys, String... args) {

@@ -24,7 +24,10 @@ final class ReleaseSignals implements AutoCloseable {
     private final RedisDataSource redis;
     private final String channel;
     private final Map<String, Long> generations = new HashMap<>();
+    private final Object subscribing = new Object();
     private RedisSubscriber subscriber;
+    /** Identifies the live subscription, so that the end of an older one cannot clear it. */
+    private Object current;
     private boolean closed;
 
     ReleaseSignals(RedisDataSource redis, String channel) {
@@ -37,34 +40,37 @@ final class ReleaseSignals implements AutoCloseable {
     }
 
     /**
-     * Subscribes if not yet subscribed; retried on the next wait if Redis did not answer.
+     * Subscribes if not yet subscribed; retried on the next wait if Redis did not answer. Callers take
+     * turns, so that a replica never holds more than one subscription (each holds a pooled connection).
      *
      * @return true if this call made the subscription: releases before it were not seen
      */
     boolean subscribe() {
-        synchronized (this) {
-            if (subscriber != null || closed) {
+        synchronized (subscribing) {
+            if (subscribed() || isClosed()) {
                 return false;
             }
-        }
-        RedisSubscriber fresh;
-        try {
-            fresh = redis.pubsub(String.class).subscribe(channel, this::released);
-        } catch (RuntimeException e) {
-            LOG.debugf(e, "cannot subscribe to %s yet; waiters fall back to the holders' lease ends", channel);
-            return false;
-        }
-        boolean keep;
-        synchronized (this) {
-            keep = subscriber == null && !closed;
-            if (keep) {
+            Object attempt = new Object();
+            synchronized (this) {
+                current = attempt;
+            }
+            RedisSubscriber fresh;
+            try {
+                fresh = redis.pubsub(String.class).subscribe(channel, this::released,
+                        () -> ended(attempt), failure -> failed(attempt, failure));
+            } catch (RuntimeException e) {
+                ended(attempt);
+                LOG.debugf(e, "cannot subscribe to %s yet; waiters fall back to the holders' lease ends", channel);
+                return false;
+            }
+            synchronized (this) {
+                if (current != attempt) {
+                    return false; // it ended while being set up: its connection is gone already
+                }
                 subscriber = fresh;
             }
+            return true;
         }
-        if (!keep) {
-            fresh.unsubscribe();
-        }
-        return keep;
     }
 
     synchronized long generation(String name) {
@@ -79,6 +85,23 @@ final class ReleaseSignals implements AutoCloseable {
             TimeUnit.NANOSECONDS.timedWait(this, left);
             left = deadline - System.nanoTime();
         }
+    }
+
+    /** The subscription is gone (connection dropped, Redis restarted): the next wait subscribes again. */
+    private synchronized void ended(Object attempt) {
+        if (current == attempt) {
+            subscriber = null;
+            current = null;
+        }
+    }
+
+    private void failed(Object attempt, Throwable failure) {
+        LOG.debugf(failure, "subscription to %s failed; the next wait subscribes again", channel);
+        ended(attempt);
+    }
+
+    private synchronized boolean isClosed() {
+        return closed;
     }
 
     private synchronized void released(String name) {

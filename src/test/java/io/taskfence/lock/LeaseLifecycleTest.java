@@ -64,8 +64,8 @@ class LeaseLifecycleTest {
         FencedLease current = locks.tryAcquire(name, Duration.ofSeconds(20), Duration.ZERO).orElseThrow();
         String currentValue = current.owner() + ":" + current.token();
 
-        FencedLease forged = new FencedLease(name, current.owner(), current.token() + 1, Duration.ofMillis(50),
-                System.nanoTime(), keys(name), "unused", new LockScripts(redis));
+        FencedLease forged = new FencedLease(keys(name), current.owner(), current.token() + 1, Duration.ofMillis(50),
+                System.nanoTime(), new LockScripts(redis));
         assertFalse(old.renew(), "an older holder renewed a lock it lost");
         assertFalse(old.release(), "an older holder released a lock it lost");
         assertFalse(forged.renew(), "a wrong token renewed the lock");
@@ -76,6 +76,21 @@ class LeaseLifecycleTest {
         assertTrue(pttl > 15_000, "the current lease was shortened to " + pttl + " ms by a foreign renew");
         assertTrue(current.isValid());
         assertTrue(current.release());
+    }
+
+    @Test
+    void scriptsThatRedisForgotAreSentAgainAndWork() {
+        String name = uniqueName();
+        redis.execute("SCRIPT", "FLUSH"); // as after a Redis restart or failover
+
+        FencedLease lease = locks.tryAcquire(name, Duration.ofSeconds(5), Duration.ZERO).orElseThrow();
+        redis.execute("SCRIPT", "FLUSH");
+        assertTrue(lease.renew());
+        redis.execute("SCRIPT", "FLUSH");
+        assertTrue(lease.release());
+        assertFalse(redis.key().exists(keys(name).lock()), "the lock is gone after release");
+        // EVAL cached each script again, so the next calls go by SHA-1 alone.
+        assertEquals(1, redis.execute("SCRIPT", "EXISTS", LuaScript.load("lock/release.lua").sha1()).get(0).toInteger());
     }
 
     @Test

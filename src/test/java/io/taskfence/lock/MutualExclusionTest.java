@@ -42,6 +42,7 @@ class MutualExclusionTest {
     @Test
     void sixteenThreadsNeverOverlapAndTokensRiseInAcquisitionOrder() throws Exception {
         String name = "mutex-" + UUID.randomUUID();
+        long subscriptionsBefore = releaseSubscriptions();
         // Four "replicas", four threads each: separate lock clients with separate owners and subscriptions.
         List<FencedLocks> replicas = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -80,11 +81,14 @@ class MutualExclusionTest {
             for (Future<?> thread : threads) {
                 thread.get();
             }
+            // Each subscription holds a pooled connection: many waiters of one replica must share one.
+            assertEquals(subscriptionsBefore + replicas.size(), releaseSubscriptions(), "release subscriptions");
         } finally {
             pool.shutdownNow();
             replicas.forEach(FencedLocks::close);
         }
 
+        assertEquals(subscriptionsBefore, releaseSubscriptions(), "subscriptions left after the replicas closed");
         assertEquals(0, overlaps.get(), "two holders were inside the critical section at once");
         assertEquals(THREADS * ACQUISITIONS_PER_THREAD, visits.size());
         List<Visit> byEntry = visits.stream().sorted(Comparator.comparingLong(Visit::enteredNanos)).toList();
@@ -95,5 +99,10 @@ class MutualExclusionTest {
             assertTrue(before.token() < after.token(),
                     "token " + after.token() + " entered after token " + before.token());
         }
+    }
+
+    private long releaseSubscriptions() {
+        String channel = LockKeys.releaseChannel(settings.keyPrefix());
+        return redis.execute("PUBSUB", "NUMSUB", channel).get(1).toLong();
     }
 }

@@ -65,19 +65,44 @@ class WaitingTest {
     @Test
     void aWaiterIsWokenByTheReleaseNotByTheHoldersLeaseEnd() throws Exception {
         String name = "woken-" + UUID.randomUUID();
-        LockKeys keys = LockKeys.of(settings.keyPrefix(), name);
         FencedLease holder = locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
         // A first short wait makes this replica subscribe to release messages, so the count below is exact.
         assertTrue(locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ofMillis(100)).isEmpty());
 
+        List<String> attempts = assertWokenByRelease(holder);
+        // One refused attempt, then the release, then one winning attempt.
+        assertEquals(2, attempts.size(), "acquire attempts during the wait: " + attempts);
+    }
+
+    @Test
+    void aWaiterIsStillWokenByTheReleaseAfterRedisDroppedTheSubscription() throws Exception {
+        String name = "resubscribed-" + UUID.randomUUID();
+        FencedLease holder = locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+        assertTrue(locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ofMillis(100)).isEmpty());
+
+        redis.execute("CLIENT", "KILL", "TYPE", "pubsub"); // as when Redis restarts or a proxy drops idle links
+        Thread.sleep(200);
+
+        assertWokenByRelease(holder);
+    }
+
+    /**
+     * Starts a waiter for the holder's lock, releases the lock a second later, and asserts the waiter got
+     * it within milliseconds.
+     *
+     * @return the acquire attempts Redis received from the start of the wait until it was won
+     */
+    private List<String> assertWokenByRelease(FencedLease holder) throws Exception {
+        LockKeys keys = LockKeys.of(settings.keyPrefix(), holder.name());
         try (RedisMonitor monitor = RedisMonitor.watch(redisUrl, keys.lock())) {
             CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
-                FencedLease lease = locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ofSeconds(20)).orElseThrow();
+                FencedLease lease = locks.tryAcquire(holder.name(), Duration.ofSeconds(30), Duration.ofSeconds(20))
+                        .orElseThrow();
                 long at = System.nanoTime();
                 lease.release();
                 return at;
             }, Executors.newVirtualThreadPerTaskExecutor());
-            Thread.sleep(1_000); // the waiter is asleep: refused once, holder's lease has 29 s left
+            Thread.sleep(1_000); // the waiter is asleep: refused, with the holder's lease 29 s from its end
 
             long releasedAt = System.nanoTime();
             holder.release();
@@ -88,9 +113,7 @@ class WaitingTest {
             // far below both the holder's remaining lease (29 s) and any retry interval worth the name.
             assertTrue(wokeAfter.compareTo(Duration.ofMillis(250)) < 0, "woke " + wokeAfter + " after the release");
             System.out.printf("waiter acquired %d µs after the release%n", wokeAfter.toNanos() / 1_000);
-            List<String> attempts = acquireAttempts(monitor.commandsBefore(":end-of-wait"), keys);
-            // One refused attempt, then the release, then one winning attempt.
-            assertEquals(2, attempts.size(), "acquire attempts during the wait: " + attempts);
+            return acquireAttempts(monitor.commandsBefore(":end-of-wait"), keys);
         }
     }
 
