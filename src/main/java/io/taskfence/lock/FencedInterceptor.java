@@ -1,6 +1,7 @@
 package io.taskfence.lock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
 
 import jakarta.annotation.Priority;
@@ -31,6 +32,12 @@ class FencedInterceptor {
 
     @AroundInvoke
     Object runFenced(InvocationContext context) throws Exception {
+        Class<?> returns = context.getMethod().getReturnType();
+        if (CompletionStage.class.isAssignableFrom(returns) || returns.getName().startsWith("io.smallrye.mutiny.")) {
+            // The lock would be released when the method returns, long before the work it started ends.
+            throw new IllegalStateException("@Fenced supports methods that do their work before returning; "
+                    + context.getMethod() + " returns " + returns.getSimpleName());
+        }
         Fenced fenced = context.getInterceptorBinding(Fenced.class);
         Duration lease = fenced.lease().isBlank() ? settings.defaultLease()
                 : DurationConverter.parseDuration(fenced.lease());

@@ -105,6 +105,16 @@ public final class FencedLease implements AutoCloseable {
         ended = true;
     }
 
+    /** Whether the holder gave the lock back (not: lost it). */
+    boolean released() {
+        return released;
+    }
+
+    /** Time until the lease ends here; negative once it has. */
+    long nanosLeft() {
+        return validUntilNanos - System.nanoTime();
+    }
+
     private String holder() {
         return owner + ":" + token;
     }

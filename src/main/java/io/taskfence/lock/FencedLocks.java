@@ -1,11 +1,16 @@
 package io.taskfence.lock;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import jakarta.annotation.PreDestroy;
@@ -31,6 +36,9 @@ public class FencedLocks {
     private final LockScripts scripts;
     private final ReleaseSignals releases;
     private final ScheduledExecutorService watchdogTimer;
+    private final RedisDataSource redis;
+    /** Names this replica has asked for: the ones whose holders {@link #holders()} reports. */
+    private final Set<String> names = new ConcurrentSkipListSet<>();
 
     @Inject
     public FencedLocks(RedisDataSource redis, LockSettings settings) {
@@ -41,8 +49,9 @@ public class FencedLocks {
     /** For a caller that schedules the watchdog's renewals itself. */
     FencedLocks(RedisDataSource redis, LockSettings settings, ScheduledExecutorService watchdogTimer) {
         this.settings = settings;
+        this.redis = redis;
         this.scripts = new LockScripts(redis);
-        this.releases = new ReleaseSignals(redis, LockKeys.releaseChannel(settings.keyPrefix()));
+        this.releases = new ReleaseSignals(redis.getReactive(), LockKeys.releaseChannel(settings.keyPrefix()));
         this.watchdogTimer = watchdogTimer;
     }
 
@@ -60,10 +69,11 @@ public class FencedLocks {
         if (lease == null || lease.toMillis() < 3) {
             throw new IllegalArgumentException("lease must be at least 3 ms, was " + lease);
         }
+        names.add(name);
         LockKeys keys = LockKeys.of(settings.keyPrefix(), name);
         long deadline = System.nanoTime() + waitAtMost.toNanos();
         while (true) {
-            long seen = releases.generation(name);
+            ReleaseSignals.Mark mark = releases.mark(name);
             String owner = settings.replicaId() + "/" + UUID.randomUUID();
             long sentAt = System.nanoTime();
             LockScripts.AcquireReply reply = scripts.acquire(keys, owner, lease.toMillis());
@@ -74,17 +84,19 @@ public class FencedLocks {
             if (left <= 0) {
                 return Optional.empty();
             }
-            if (!releases.subscribed() && releases.subscribe()) {
-                continue; // a release before the subscription went unseen: look again before waiting
-            }
-            long holderLeft = reply.holderTtlMillis() >= 0 ? Duration.ofMillis(reply.holderTtlMillis()).toNanos() : left;
+            releases.subscribeIfNeeded();
             try {
-                releases.awaitRelease(name, seen, Math.min(left, holderLeft));
+                releases.awaitRelease(name, mark, Math.min(left, holderLeftNanos(reply, left)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return Optional.empty();
             }
         }
+    }
+
+    /** The holder's remaining lease; a key without expiry (written by someone else) never ends by itself. */
+    private static long holderLeftNanos(LockScripts.AcquireReply refused, long otherwise) {
+        return refused.holderTtlMillis() >= 0 ? TimeUnit.MILLISECONDS.toNanos(refused.holderTtlMillis()) : otherwise;
     }
 
     /**
@@ -101,19 +113,47 @@ public class FencedLocks {
             return RunOutcome.SKIPPED;
         }
         FencedLease held = acquired.get();
-        LeaseWatchdog watchdog = LeaseWatchdog.guardCurrentThread(held, watchdogTimer);
+        LeaseWatchdog watchdog = null;
         try {
+            watchdog = LeaseWatchdog.guardCurrentThread(held, watchdogTimer);
             job.run(held);
         } catch (Exception e) {
-            if (!watchdog.lost()) {
+            if (watchdog == null || !watchdog.lost()) {
                 throw e;
             }
             LOG.debugf(e, "job under lock %s stopped after its lease was lost", name);
         } finally {
-            watchdog.close();
+            if (watchdog != null) {
+                watchdog.close();
+            }
             releaseQuietly(held);
         }
         return watchdog.lost() ? RunOutcome.LEASE_LOST : RunOutcome.COMPLETED;
+    }
+
+    /**
+     * The current holders of the locks this replica has asked for (every replica runs the same jobs, so
+     * any replica's answer covers them all). Locks nobody holds are left out.
+     *
+     * @throws LockUnavailableException if Redis does not answer
+     */
+    public List<LockHolder> holders() {
+        List<LockHolder> holders = new ArrayList<>();
+        try {
+            for (String name : names) {
+                LockKeys keys = LockKeys.of(settings.keyPrefix(), name);
+                String value = redis.value(String.class).get(keys.lock());
+                long ttl = redis.execute("PTTL", keys.lock()).toLong(); // -2 once the lock is gone
+                int colon = value == null ? -1 : value.lastIndexOf(':');
+                if (colon > 0 && ttl > 0) {
+                    holders.add(new LockHolder(name, value.substring(0, colon),
+                            Long.parseLong(value.substring(colon + 1)), ttl));
+                }
+            }
+        } catch (RuntimeException e) {
+            throw new LockUnavailableException("Redis did not report the lock holders: " + e.getMessage(), e);
+        }
+        return holders;
     }
 
     private static void releaseQuietly(FencedLease lease) {

@@ -8,9 +8,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Keeps a lease alive while the work it guards runs on one thread, renewing every third of the lease.
- * When the lock is lost (a renew is refused, or Redis stays silent until the lease has ended) the
- * lease turns invalid and the guarded thread is interrupted: the work stops instead of running on to
- * a result that the fence would refuse.
+ * The lock is lost when a renew is refused (another holder has it), or when the lease runs out here
+ * while Redis does not answer: then the lease turns invalid and the guarded thread is interrupted at
+ * once, so the work stops instead of running on to a result that the fence would refuse.
  */
 final class LeaseWatchdog implements AutoCloseable {
 
@@ -18,75 +18,93 @@ final class LeaseWatchdog implements AutoCloseable {
 
     private final FencedLease lease;
     private final Thread guarded;
-    private volatile ScheduledFuture<?> renewals;
+    private final ScheduledExecutorService timer;
+    // All guarded by this: the job's thread closes while the timer's threads renew and expire.
+    private ScheduledFuture<?> renewals;
+    private ScheduledFuture<?> expiry;
     private boolean running = true;
+    private boolean lost;
     private boolean interrupted;
-    private volatile boolean lost;
 
-    private LeaseWatchdog(FencedLease lease, Thread guarded) {
+    private LeaseWatchdog(FencedLease lease, Thread guarded, ScheduledExecutorService timer) {
         this.lease = lease;
         this.guarded = guarded;
+        this.timer = timer;
     }
 
     /** Starts guarding the calling thread. */
     static LeaseWatchdog guardCurrentThread(FencedLease lease, ScheduledExecutorService timer) {
-        LeaseWatchdog watchdog = new LeaseWatchdog(lease, Thread.currentThread());
+        LeaseWatchdog watchdog = new LeaseWatchdog(lease, Thread.currentThread(), timer);
         long period = Math.max(1, lease.lease().toMillis() / 3);
-        watchdog.renewals = timer.scheduleWithFixedDelay(watchdog::renew, period, period, TimeUnit.MILLISECONDS);
+        synchronized (watchdog) {
+            watchdog.renewals = timer.scheduleWithFixedDelay(watchdog::renew, period, period, TimeUnit.MILLISECONDS);
+            watchdog.scheduleExpiry();
+        }
         return watchdog;
     }
 
-    boolean lost() {
+    synchronized boolean lost() {
         return lost;
     }
 
     private void renew() {
-        if (lost || !isRunning()) {
-            return;
+        if (!isRunning() || lease.released()) {
+            return; // the job ended, or gave the lock back itself
         }
         try {
-            if (lease.renew() || !isRunning()) {
-                return;
+            if (lease.renew()) {
+                synchronized (this) {
+                    scheduleExpiry();
+                }
+            } else if (!lease.released()) {
+                loseLock("another holder has it");
             }
-            LOG.warnf("lock %s (token %d) was lost: another holder has it; cancelling the job", lease.name(),
-                    lease.token());
-        } catch (LockUnavailableException e) {
-            if (lease.isValid()) {
-                LOG.warnf("cannot renew lock %s (token %d): %s; retrying while the lease lasts", lease.name(),
-                        lease.token(), e.getMessage());
-                return;
-            }
+        } catch (RuntimeException e) {
+            // Unknown whether Redis renewed it: keep trying until the lease runs out here (see expire).
+            LOG.warnf("cannot renew lock %s (token %d): %s; retrying while the lease lasts", lease.name(),
+                    lease.token(), e.getMessage());
+        }
+    }
+
+    /** Runs when the lease's end here has come without a successful renew in between. */
+    private void expire() {
+        if (!lease.isValid() && isRunning() && !lease.released()) {
             lease.expire();
-            LOG.warnf("lock %s (token %d) lapsed while Redis did not answer; cancelling the job", lease.name(),
-                    lease.token());
+            loseLock("its lease ran out while Redis did not answer");
+        }
+    }
+
+    private void scheduleExpiry() {
+        if (expiry != null) {
+            expiry.cancel(false);
+        }
+        expiry = timer.schedule(this::expire, Math.max(0, lease.nanosLeft()), TimeUnit.NANOSECONDS);
+    }
+
+    private synchronized void loseLock(String why) {
+        if (!running || lost) {
+            return;
         }
         lost = true;
-        cancelGuardedWork();
+        renewals.cancel(false);
+        expiry.cancel(false);
+        LOG.warnf("lock %s (token %d) was lost: %s; cancelling the job", lease.name(), lease.token(), why);
+        interrupted = true;
+        guarded.interrupt();
     }
 
     private synchronized boolean isRunning() {
         return running;
     }
 
-    private synchronized void cancelGuardedWork() {
-        if (running) {
-            interrupted = true;
-            guarded.interrupt();
-        }
-    }
-
     /** Stops renewing. Called on the guarded thread; clears the interrupt this watchdog caused. */
     @Override
-    public void close() {
-        ScheduledFuture<?> scheduled = renewals;
-        if (scheduled != null) {
-            scheduled.cancel(false);
-        }
-        synchronized (this) {
-            running = false;
-            if (interrupted) {
-                Thread.interrupted();
-            }
+    public synchronized void close() {
+        running = false;
+        renewals.cancel(false);
+        expiry.cancel(false);
+        if (interrupted) {
+            Thread.interrupted();
         }
     }
 }

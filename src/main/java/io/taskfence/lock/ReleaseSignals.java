@@ -1,107 +1,106 @@
 package io.taskfence.lock;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
-import io.quarkus.redis.datasource.RedisDataSource;
-import io.quarkus.redis.datasource.pubsub.PubSubCommands.RedisSubscriber;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.quarkus.redis.datasource.pubsub.ReactivePubSubCommands.ReactiveRedisSubscriber;
 
 /**
- * Wakes local waiters when any replica releases a lock: one pub/sub subscription per replica, a
- * generation counter per lock name. A waiter reads the generation <em>before</em> it tries to
- * acquire, so a release that lands between its refused attempt and its wait is not missed.
+ * Wakes local waiters when any replica releases a lock: one pub/sub subscription per replica, made in
+ * the background, and a generation counter per lock name.
  *
- * <p>Without a subscription (Redis unreachable when it was first needed) waiters still wake when
- * the holder's lease ends: the signal shortens waits, it is never needed for progress.
+ * <p>A waiter takes a {@link Mark} <em>before</em> it tries to acquire, and sleeps only while neither
+ * its lock's generation nor the subscription epoch has moved since. The epoch moves whenever a
+ * subscription starts or ends, so a release that happened while nobody was subscribed makes every
+ * waiter look again instead of sleeping through it. Without a subscription (Redis unreachable) waiters
+ * still wake when the holder's lease ends: the signal shortens waits, it is never needed for progress.
  */
 final class ReleaseSignals implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(ReleaseSignals.class);
+    /** A failed subscription is tried again at most this often, so that a broken Redis is not hammered. */
+    private static final long RESUBSCRIBE_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private final RedisDataSource redis;
+    /** What a waiter saw before its attempt. */
+    record Mark(long generation, long epoch) {
+    }
+
+    private final ReactiveRedisDataSource redis;
     private final String channel;
     private final Map<String, Long> generations = new HashMap<>();
-    private final Object subscribing = new Object();
-    private RedisSubscriber subscriber;
-    /** Identifies the live subscription, so that the end of an older one cannot clear it. */
+    private long epoch;
+    private ReactiveRedisSubscriber subscriber;
+    /** The subscription being made or live; the callbacks of any other one are ignored. */
     private Object current;
+    private long nextAttemptNanos = System.nanoTime();
     private boolean closed;
 
-    ReleaseSignals(RedisDataSource redis, String channel) {
+    ReleaseSignals(ReactiveRedisDataSource redis, String channel) {
         this.redis = redis;
         this.channel = channel;
     }
 
-    synchronized boolean subscribed() {
-        return subscriber != null;
+    synchronized Mark mark(String name) {
+        return new Mark(generations.getOrDefault(name, 0L), epoch);
     }
 
-    /**
-     * Subscribes if not yet subscribed; retried on the next wait if Redis did not answer. Callers take
-     * turns, so that a replica never holds more than one subscription (each holds a pooled connection).
-     *
-     * @return true if this call made the subscription: releases before it were not seen
-     */
-    boolean subscribe() {
-        synchronized (subscribing) {
-            if (subscribed() || isClosed()) {
-                return false;
+    /** Starts subscribing in the background, unless subscribed, already subscribing, or paused after a failure. */
+    void subscribeIfNeeded() {
+        Object attempt = new Object();
+        synchronized (this) {
+            if (closed || current != null || System.nanoTime() - nextAttemptNanos < 0) {
+                return;
             }
-            Object attempt = new Object();
-            synchronized (this) {
-                current = attempt;
-            }
-            RedisSubscriber fresh;
-            try {
-                fresh = redis.pubsub(String.class).subscribe(channel, this::released,
-                        () -> ended(attempt), failure -> failed(attempt, failure));
-            } catch (RuntimeException e) {
-                ended(attempt);
-                LOG.debugf(e, "cannot subscribe to %s yet; waiters fall back to the holders' lease ends", channel);
-                return false;
-            }
-            synchronized (this) {
-                if (current != attempt) {
-                    return false; // it ended while being set up: its connection is gone already
-                }
-                subscriber = fresh;
-            }
-            return true;
+            current = attempt;
         }
+        redis.pubsub(String.class)
+                .subscribe(channel, this::released, () -> ended(attempt), failure -> failed(attempt, failure))
+                .subscribe().with(made -> installed(attempt, made), failure -> failed(attempt, failure));
     }
 
-    synchronized long generation(String name) {
-        return generations.getOrDefault(name, 0L);
-    }
-
-    /** Waits until {@code name} is released after generation {@code seen}, or the time is up. */
-    synchronized void awaitRelease(String name, long seen, long timeoutNanos) throws InterruptedException {
+    /** Sleeps until {@code name} is released or the subscription changes after {@code mark}, or the time is up. */
+    synchronized void awaitRelease(String name, Mark mark, long timeoutNanos) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
         long left = timeoutNanos;
-        while (generations.getOrDefault(name, 0L) == seen && left > 0) {
+        while (left > 0 && epoch == mark.epoch() && generations.getOrDefault(name, 0L) == mark.generation()) {
             TimeUnit.NANOSECONDS.timedWait(this, left);
             left = deadline - System.nanoTime();
         }
     }
 
-    /** The subscription is gone (connection dropped, Redis restarted): the next wait subscribes again. */
+    private void installed(Object attempt, ReactiveRedisSubscriber made) {
+        synchronized (this) {
+            if (current == attempt && !closed) {
+                subscriber = made;
+                moveEpoch();
+                return;
+            }
+        }
+        made.unsubscribe().subscribe().with(done -> { }, failure -> LOG.debug("unsubscribe failed", failure));
+    }
+
+    /** The subscription is gone (connection dropped, Redis restarted): the next waiter subscribes again. */
     private synchronized void ended(Object attempt) {
         if (current == attempt) {
-            subscriber = null;
             current = null;
+            subscriber = null;
+            moveEpoch();
         }
     }
 
     private void failed(Object attempt, Throwable failure) {
-        LOG.debugf(failure, "subscription to %s failed; the next wait subscribes again", channel);
+        LOG.debugf(failure, "subscription to %s failed; waiters fall back to the holders' lease ends", channel);
+        synchronized (this) {
+            if (current == attempt) {
+                nextAttemptNanos = System.nanoTime() + RESUBSCRIBE_PAUSE_NANOS;
+            }
+        }
         ended(attempt);
-    }
-
-    private synchronized boolean isClosed() {
-        return closed;
     }
 
     private synchronized void released(String name) {
@@ -109,17 +108,23 @@ final class ReleaseSignals implements AutoCloseable {
         notifyAll();
     }
 
+    private void moveEpoch() {
+        epoch++;
+        notifyAll();
+    }
+
     @Override
     public void close() {
-        RedisSubscriber toClose;
+        ReactiveRedisSubscriber toClose;
         synchronized (this) {
             closed = true;
             toClose = subscriber;
             subscriber = null;
+            current = null;
         }
         if (toClose != null) {
             try {
-                toClose.unsubscribe();
+                toClose.unsubscribe().await().atMost(Duration.ofSeconds(5));
             } catch (RuntimeException e) {
                 LOG.debugf(e, "unsubscribe from %s failed at shutdown", channel);
             }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.taskfence.testing.TestRedis;
+import io.taskfence.testing.TestServers;
 
 /**
  * Holders in separate OS processes (redis-cli running the service's scripts) and in this JVM's threads
@@ -29,7 +29,7 @@ import io.taskfence.testing.TestRedis;
  * time, with tokens rising in the order they entered.
  */
 @QuarkusTest
-@TestRedis
+@TestServers
 class CrossProcessMutualExclusionTest {
 
     private static final int PROCESSES = 3;

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.Optional;
 import java.util.UUID;
 
 import jakarta.inject.Inject;
@@ -14,11 +13,11 @@ import org.junit.jupiter.api.Test;
 
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.taskfence.testing.TestRedis;
+import io.taskfence.testing.TestServers;
 
 /** What the source articles get wrong about a lock's lifetime, each shown impossible here. */
 @QuarkusTest
-@TestRedis
+@TestServers
 class LeaseLifecycleTest {
 
     @Inject
@@ -50,7 +49,8 @@ class LeaseLifecycleTest {
         FencedLease next = locks.tryAcquire(name, Duration.ofSeconds(5), Duration.ofSeconds(20)).orElseThrow();
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
 
-        assertTrue(waited.compareTo(Duration.ofSeconds(10)) < 0, "waited " + waited + " for a 1.5 s lease");
+        assertTrue(waited.compareTo(Duration.ofMillis(1_000)) > 0, "got in after " + waited + ", before the lease ended");
+        assertTrue(waited.compareTo(Duration.ofMillis(3_000)) < 0, "waited " + waited + " for a 1.5 s lease");
         assertTrue(next.token() > crashed.token());
         assertFalse(crashed.isValid(), "the crashed holder's lease is over");
         next.release();
@@ -91,22 +91,6 @@ class LeaseLifecycleTest {
         assertFalse(redis.key().exists(keys(name).lock()), "the lock is gone after release");
         // EVAL cached each script again, so the next calls go by SHA-1 alone.
         assertEquals(1, redis.execute("SCRIPT", "EXISTS", LuaScript.load("lock/release.lua").sha1()).get(0).toInteger());
-    }
-
-    @Test
-    void aReplicaStartingUpReleasesNobodysLocks() {
-        String name = uniqueName();
-        FencedLease held = locks.tryAcquire(name, Duration.ofSeconds(20), Duration.ZERO).orElseThrow();
-
-        FencedLocks restarted = new FencedLocks(redis, settings);
-        try {
-            Optional<FencedLease> stolen = restarted.tryAcquire(name, Duration.ofSeconds(20), Duration.ZERO);
-            assertTrue(stolen.isEmpty(), "a starting replica got a lock that another holder still holds");
-        } finally {
-            restarted.close();
-        }
-        assertTrue(held.isValid());
-        assertTrue(held.release());
     }
 
     @Test

@@ -13,12 +13,12 @@ import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.quarkus.test.junit.QuarkusTest;
-import io.taskfence.testing.TestRedis;
+import io.taskfence.testing.TestServers;
 import io.taskfence.testing.UnresponsiveRedis;
 
 /** Without Redis, lock calls fail with a clear exception within the client's timeout; nothing hangs. */
 @QuarkusTest
-@TestRedis
+@TestServers
 class RedisUnavailableTest {
 
     private static final Duration TIMEOUT = DurationConverter.parseDuration(UnresponsiveRedis.TIMEOUT);

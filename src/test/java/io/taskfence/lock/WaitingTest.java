@@ -1,9 +1,11 @@
 package io.taskfence.lock;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -19,14 +21,14 @@ import org.junit.jupiter.api.Test;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.testing.RedisMonitor;
-import io.taskfence.testing.TestRedis;
+import io.taskfence.testing.TestServers;
 
 /**
  * tryAcquire's wait: bounded, woken by the release message, and never a polling loop. What the
  * server received is counted with MONITOR, so a client that polled could not hide it.
  */
 @QuarkusTest
-@TestRedis
+@TestServers
 class WaitingTest {
 
     @Inject
@@ -79,9 +81,11 @@ class WaitingTest {
         String name = "resubscribed-" + UUID.randomUUID();
         FencedLease holder = locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
         assertTrue(locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ofMillis(100)).isEmpty());
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscriptionClientIds().size() == 1);
 
-        redis.execute("CLIENT", "KILL", "TYPE", "pubsub"); // as when Redis restarts or a proxy drops idle links
-        Thread.sleep(200);
+        // Drop this replica's subscription, as a Redis restart or a proxy closing idle links would.
+        assertEquals(1, redis.execute("CLIENT", "KILL", "ID", Long.toString(subscriptionClientId())).toLong());
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscriptionClientIds().isEmpty());
 
         assertWokenByRelease(holder);
     }
@@ -102,7 +106,8 @@ class WaitingTest {
                 lease.release();
                 return at;
             }, Executors.newVirtualThreadPerTaskExecutor());
-            Thread.sleep(1_000); // the waiter is asleep: refused, with the holder's lease 29 s from its end
+            monitor.awaitCommands(keys.fence(), 1); // the waiter was refused, with the holder's lease 29 s from its end
+            Thread.sleep(200); // and is asleep
 
             long releasedAt = System.nanoTime();
             holder.release();
@@ -111,10 +116,29 @@ class WaitingTest {
 
             // A few milliseconds on an idle machine; the bound leaves room for a loaded CI runner, and is
             // far below both the holder's remaining lease (29 s) and any retry interval worth the name.
-            assertTrue(wokeAfter.compareTo(Duration.ofMillis(250)) < 0, "woke " + wokeAfter + " after the release");
+            assertTrue(wokeAfter.compareTo(Duration.ofMillis(500)) < 0, "woke " + wokeAfter + " after the release");
             System.out.printf("waiter acquired %d µs after the release%n", wokeAfter.toNanos() / 1_000);
             return acquireAttempts(monitor.commandsBefore(":end-of-wait"), keys);
         }
+    }
+
+    /**
+     * This run's pub/sub connections: the test run names its Redis connections after its key prefix
+     * (see RedisKeySpace), and only the lock client subscribes.
+     */
+    private List<Long> subscriptionClientIds() {
+        List<Long> ids = new ArrayList<>();
+        for (String client : redis.execute("CLIENT", "LIST", "TYPE", "pubsub").toString().split("\n")) {
+            if (client.contains(" name=" + settings.keyPrefix() + " ")) {
+                String id = client.substring(client.indexOf("id=") + 3, client.indexOf(' ', client.indexOf("id=")));
+                ids.add(Long.parseLong(id));
+            }
+        }
+        return ids;
+    }
+
+    private long subscriptionClientId() {
+        return subscriptionClientIds().getFirst();
     }
 
     /** The acquire script is the only command a client sends that names the fence counter. */

@@ -18,21 +18,26 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.taskfence.testing.TestRedis;
+import io.taskfence.testing.TestServers;
+import io.taskfence.testing.UnresponsiveRedis;
 
 /** A job longer than its lease keeps the lock; a holder that stops renewing loses it and is stopped. */
 @QuarkusTest
-@TestRedis
+@TestServers
 class WatchdogTest {
 
-    private static final Duration LEASE = Duration.ofMillis(600);
+    private static final Duration LEASE = Duration.ofMillis(1_500);
 
     @Inject
     FencedLocks locks;
     @Inject
     RedisDataSource redis;
+    @Inject
+    @RedisClientName(UnresponsiveRedis.SILENT)
+    RedisDataSource silent;
     @Inject
     LockSettings settings;
 
@@ -110,6 +115,35 @@ class WatchdogTest {
         } finally {
             pausedReplica.close();
         }
+    }
+
+    @Test
+    void whenRedisStopsAnsweringTheJobIsInterruptedAsItsLeaseRunsOut() throws Exception {
+        String name = "silenced-" + UUID.randomUUID();
+        FencedLease acquired = locks.tryAcquire(name, LEASE, Duration.ZERO).orElseThrow();
+        // The same hold, but every renew from now on goes to a Redis that never answers.
+        FencedLease silenced = new FencedLease(LockKeys.of(settings.keyPrefix(), name), acquired.owner(),
+                acquired.token(), LEASE, System.nanoTime(), new LockScripts(silent));
+        ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
+        long start = System.nanoTime();
+        LeaseWatchdog watchdog = LeaseWatchdog.guardCurrentThread(silenced, timer);
+        boolean interrupted = false;
+        try {
+            Thread.sleep(Duration.ofSeconds(20));
+        } catch (InterruptedException e) {
+            interrupted = true;
+        } finally {
+            watchdog.close();
+            timer.shutdownNow();
+        }
+        Duration after = Duration.ofNanos(System.nanoTime() - start);
+
+        assertTrue(interrupted, "the job ran on after its lease ended");
+        assertTrue(watchdog.lost());
+        assertFalse(silenced.isValid());
+        assertTrue(after.compareTo(LEASE.minusMillis(100)) >= 0, "interrupted after " + after + ", before the lease ended");
+        assertTrue(after.compareTo(LEASE.plusSeconds(1)) < 0, "interrupted only " + after + " into a " + LEASE + " lease");
+        assertFalse(Thread.currentThread().isInterrupted(), "the watchdog left the thread's interrupt flag set");
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

@@ -24,7 +24,10 @@ public final class RedisKeySpace implements QuarkusTestResourceLifecycleManager 
     public Map<String, String> start() {
         redisUrl = System.getProperty("quarkus.redis.hosts",
                 System.getenv().getOrDefault("QUARKUS_REDIS_HOSTS", "redis://127.0.0.1:6379"));
-        return Map.of("taskfence.key-prefix", prefix);
+        // Connections carry the prefix as their name, so a test can find this run's clients in CLIENT LIST.
+        return Map.of("taskfence.key-prefix", prefix,
+                "quarkus.redis.client-name", prefix,
+                "quarkus.redis.configure-client-name", "true");
     }
 
     @Override

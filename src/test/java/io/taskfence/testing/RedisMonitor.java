@@ -63,6 +63,20 @@ public final class RedisMonitor implements AutoCloseable {
         }
     }
 
+    /** Waits until at least {@code count} commands containing {@code text} have been seen. */
+    public void awaitCommands(String text, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        synchronized (matches) {
+            while (matches.stream().filter(line -> line.contains(text)).count() < count) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException(count + " commands with " + text + " never reached the monitor");
+                }
+                TimeUnit.NANOSECONDS.timedWait(matches, left);
+            }
+        }
+    }
+
     /**
      * The commands seen so far, up to the first one that contains {@code marker}: send a command with
      * the marker after the commands to count, so that none of them is still on its way.

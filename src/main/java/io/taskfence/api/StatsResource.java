@@ -1,0 +1,45 @@
+package io.taskfence.api;
+
+import java.util.List;
+import java.util.Map;
+
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+
+import io.taskfence.lock.FencedLocks;
+import io.taskfence.lock.LockHolder;
+import io.taskfence.queue.TaskQueue;
+import io.taskfence.task.TaskQueries;
+import io.taskfence.task.TaskStatus;
+
+/** {@code GET /api/v1/stats}: the state of the whole cluster, as the shared servers see it. */
+@Path("/api/v1/stats")
+@Produces(MediaType.APPLICATION_JSON)
+@SecurityRequirement(name = "apiKey")
+public class StatsResource {
+
+    /** The answer's shape (DESIGN section 5). */
+    public record Stats(Map<TaskStatus, Long> tasks, long queueDepth, List<LockHolder> locks, List<String> replicas) {
+    }
+
+    private final TaskQueries queries;
+    private final TaskQueue queue;
+    private final FencedLocks locks;
+
+    StatsResource(TaskQueries queries, TaskQueue queue, FencedLocks locks) {
+        this.queries = queries;
+        this.queue = queue;
+        this.locks = locks;
+    }
+
+    @GET
+    @RolesAllowed(Roles.ADMIN)
+    public Stats stats() {
+        return new Stats(queries.countByStatus(), queue.depth(), locks.holders(), queue.consumers());
+    }
+}

@@ -1,0 +1,38 @@
+package io.taskfence.api;
+
+import java.time.Instant;
+
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/** The body of {@code POST /api/v1/tasks}. */
+@Schema(name = "SubmitTask")
+public record SubmitRequest(
+        @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}", message = "must match [a-z0-9][a-z0-9._-]{0,63}")
+        @Schema(description = "a registered task type", examples = "noop")
+        String type,
+
+        @NotNull
+        @Schema(description = "a JSON object of at most 64 KiB, handed to the handler", examples = "{\"ms\": 100}")
+        JsonNode payload,
+
+        @Min(1) @Max(100)
+        @Schema(description = "attempts before the task is DEAD; taskfence.retry.max-attempts when absent")
+        Integer maxAttempts,
+
+        @Schema(description = "not before this instant (ISO-8601); now when absent")
+        Instant runAt,
+
+        @Min(-1000) @Max(1000)
+        @Schema(description = "higher runs first; 0 when absent")
+        Integer priority,
+
+        @Schema(description = "the task is DEAD if not done by this instant (ISO-8601)")
+        Instant deadline) {
+}

@@ -1,0 +1,26 @@
+package io.taskfence.task;
+
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Runs tasks of one type. Implement it as a CDI bean (e.g. {@code @ApplicationScoped}) and tasks of
+ * its {@link #type()} can be submitted. A handler may run on any replica, more than once for one task
+ * (a worker that stalls past its lease is replaced), so it should be idempotent; it should stop when
+ * its thread is interrupted, which happens when its claim was lost.
+ */
+public interface TaskHandler {
+
+    /** The task type it runs, matching {@code [a-z0-9][a-z0-9._-]{0,63}}. */
+    String type();
+
+    /** What a task handed to a handler carries. */
+    record Work(UUID taskId, ObjectNode payload, int attempt) {
+    }
+
+    /**
+     * Runs one attempt. An exception counts as a failure that is retried, like {@link TaskOutcome#failure}.
+     */
+    TaskOutcome handle(Work work) throws Exception;
+}

@@ -1,0 +1,133 @@
+package io.taskfence.task;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+/** Reads of the task table: one task, a page of a listing, counts per status. */
+@ApplicationScoped
+public class TaskQueries {
+
+    private final DataSource db;
+    private final TaskRows rows;
+
+    TaskQueries(DataSource db, TaskRows rows) {
+        this.db = db;
+        this.rows = rows;
+    }
+
+    public Optional<Task> find(UUID id) {
+        try (Connection connection = db.getConnection();
+                PreparedStatement find = connection.prepareStatement(
+                        "select " + TaskRows.COLUMNS + " from tasks where id = ?")) {
+            find.setObject(1, id);
+            try (ResultSet row = find.executeQuery()) {
+                return row.next() ? Optional.of(rows.task(row)) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
+    /**
+     * Tasks newest first, optionally of one status and/or type, after the keyset cursor {@code after}
+     * (from an earlier page's {@code next}). Paging never repeats or skips a task that existed when the
+     * first page was read, however many are submitted meanwhile.
+     *
+     * @throws InvalidCursorException if {@code after} is not a cursor this service made
+     */
+    public TaskPage page(TaskStatus status, String type, int limit, String after) {
+        Cursor cursor = after == null ? null : Cursor.parse(after);
+        StringBuilder sql = new StringBuilder("select " + TaskRows.COLUMNS + " from tasks where true");
+        List<Object> parameters = new ArrayList<>();
+        if (status != null) {
+            sql.append(" and status = ?");
+            parameters.add(status.name());
+        }
+        if (type != null) {
+            sql.append(" and type = ?");
+            parameters.add(type);
+        }
+        if (cursor != null) {
+            sql.append(" and (created_at, id) < (?, ?)");
+            parameters.add(Timestamp.from(cursor.createdAt()));
+            parameters.add(cursor.id());
+        }
+        sql.append(" order by created_at desc, id desc limit ?");
+        parameters.add(limit + 1); // one more tells whether a next page exists
+
+        try (Connection connection = db.getConnection();
+                PreparedStatement page = connection.prepareStatement(sql.toString())) {
+            for (int i = 0; i < parameters.size(); i++) {
+                page.setObject(i + 1, parameters.get(i));
+            }
+            List<Task> tasks = new ArrayList<>();
+            try (ResultSet row = page.executeQuery()) {
+                while (row.next()) {
+                    tasks.add(rows.task(row));
+                }
+            }
+            if (tasks.size() <= limit) {
+                return new TaskPage(tasks, null);
+            }
+            List<Task> items = tasks.subList(0, limit);
+            Task last = items.getLast();
+            return new TaskPage(List.copyOf(items), new Cursor(last.createdAt(), last.id()).encode());
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
+    /** How many tasks are in each status, every status present (zero where none). */
+    public Map<TaskStatus, Long> countByStatus() {
+        Map<TaskStatus, Long> counts = new EnumMap<>(TaskStatus.class);
+        for (TaskStatus status : TaskStatus.values()) {
+            counts.put(status, 0L);
+        }
+        try (Connection connection = db.getConnection();
+                PreparedStatement count = connection.prepareStatement(
+                        "select status, count(*) from tasks group by status");
+                ResultSet row = count.executeQuery()) {
+            while (row.next()) {
+                counts.put(TaskStatus.valueOf(row.getString(1)), row.getLong(2));
+            }
+            return counts;
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
+    /** A position in the newest-first order: the last task of a page. Opaque to clients. */
+    private record Cursor(Instant createdAt, UUID id) {
+
+        String encode() {
+            String plain = createdAt.getEpochSecond() + "." + createdAt.getNano() + "." + id;
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(plain.getBytes(StandardCharsets.UTF_8));
+        }
+
+        static Cursor parse(String encoded) {
+            try {
+                String[] parts = new String(Base64.getUrlDecoder().decode(encoded), StandardCharsets.UTF_8).split("\\.", 3);
+                return new Cursor(Instant.ofEpochSecond(Long.parseLong(parts[0]), Long.parseLong(parts[1])),
+                        UUID.fromString(parts[2]));
+            } catch (RuntimeException e) {
+                throw new InvalidCursorException(encoded);
+            }
+        }
+    }
+}

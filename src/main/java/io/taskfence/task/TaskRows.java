@@ -1,0 +1,81 @@
+package io.taskfence.task;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.UUID;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/** Reads task rows into {@link Task}s and writes JSON values for jsonb parameters. */
+@ApplicationScoped
+class TaskRows {
+
+    /** The columns {@link #task} reads, for SELECT and RETURNING clauses. */
+    static final String COLUMNS = "id, type, payload, status, attempt, max_attempts, priority, run_at, deadline, "
+            + "created_at, updated_at, last_error, result";
+
+    private final ObjectMapper json;
+
+    TaskRows(ObjectMapper json) {
+        this.json = json;
+    }
+
+    Task task(ResultSet row) throws SQLException {
+        return new Task(
+                row.getObject("id", UUID.class),
+                row.getString("type"),
+                (ObjectNode) parse(row.getString("payload")),
+                TaskStatus.valueOf(row.getString("status")),
+                row.getInt("attempt"),
+                row.getInt("max_attempts"),
+                row.getInt("priority"),
+                instant(row, "run_at"),
+                instant(row, "deadline"),
+                instant(row, "created_at"),
+                instant(row, "updated_at"),
+                row.getString("last_error"),
+                parse(row.getString("result")));
+    }
+
+    ObjectNode object(String column, ResultSet row) throws SQLException {
+        return (ObjectNode) parse(row.getString(column));
+    }
+
+    String write(JsonNode value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return json.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write JSON", e);
+        }
+    }
+
+    static Instant instant(ResultSet row, String column) throws SQLException {
+        Timestamp value = row.getTimestamp(column);
+        return value == null ? null : value.toInstant();
+    }
+
+    static Timestamp timestamp(Instant value) {
+        return value == null ? null : Timestamp.from(value);
+    }
+
+    private JsonNode parse(String text) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return json.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the database returned invalid JSON", e);
+        }
+    }
+}

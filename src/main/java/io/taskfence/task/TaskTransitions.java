@@ -1,0 +1,327 @@
+package io.taskfence.task;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Every change of a task's status (DESIGN section 1), and nothing else writes {@code status}. Each
+ * transition is one conditional statement ({@code ... WHERE id = ? AND status = ?}); when it reports
+ * that it lost (empty, false or zero), another actor changed the row first, which is a normal outcome.
+ * Times come from PostgreSQL's {@code now()}, never from this replica's clock. The batch transitions of
+ * the single-replica jobs run in one transaction with the fence check of DESIGN section 3.
+ */
+@ApplicationScoped
+public class TaskTransitions {
+
+    /** Full-jitter exponential backoff for the attempt just made: random() * min(cap, base * 2^(attempt-1)). */
+    private static final String BACKOFF = "now() + random() * least(?::bigint, ?::bigint * power(2, least(attempt - 1, 40)))"
+            + " * interval '1 millisecond'";
+    /** A failed attempt ends the task when it was the last one, or when the deadline has passed. */
+    private static final String EXHAUSTED = "(attempt >= max_attempts or (deadline is not null and deadline <= now()))";
+
+    private final DataSource db;
+    private final TaskRows rows;
+
+    TaskTransitions(DataSource db, TaskRows rows) {
+        this.db = db;
+        this.rows = rows;
+    }
+
+    /** Client → PENDING; with an idempotency key already used, the task the first submission made. */
+    public Submission submit(NewTask task) {
+        return inConnection(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement("insert into tasks (id, type, payload, "
+                    + "max_attempts, priority, run_at, deadline, idempotency_key) values (?, ?, ?::jsonb, ?, ?, "
+                    + "coalesce(?, now()), ?, ?) on conflict (idempotency_key) do nothing returning " + TaskRows.COLUMNS)) {
+                insert.setObject(1, UUID.randomUUID());
+                insert.setString(2, task.type());
+                insert.setString(3, rows.write(task.payload()));
+                insert.setInt(4, task.maxAttempts());
+                insert.setInt(5, task.priority());
+                insert.setTimestamp(6, TaskRows.timestamp(task.runAt()));
+                insert.setTimestamp(7, TaskRows.timestamp(task.deadline()));
+                insert.setString(8, task.idempotencyKey());
+                List<Task> created = readTasks(insert);
+                if (!created.isEmpty()) {
+                    return new Submission(created.getFirst(), true);
+                }
+            }
+            // The key was taken; the conflicting insert has committed, so its row is visible now.
+            try (PreparedStatement first = connection.prepareStatement("select " + TaskRows.COLUMNS
+                    + ", (type = ? and payload = ?::jsonb) as same_request from tasks where idempotency_key = ?")) {
+                first.setString(1, task.type());
+                first.setString(2, rows.write(task.payload()));
+                first.setString(3, task.idempotencyKey());
+                try (ResultSet row = first.executeQuery()) {
+                    if (!row.next()) {
+                        throw new IllegalStateException("idempotency key conflicted but no task holds it");
+                    }
+                    Task existing = rows.task(row);
+                    if (!row.getBoolean("same_request")) {
+                        throw new IdempotencyKeyReusedException(task.idempotencyKey(), existing.id());
+                    }
+                    return new Submission(existing, false);
+                }
+            }
+        });
+    }
+
+    /** PENDING, ENQUEUED or FAILED → CANCELLED. */
+    public Optional<Task> cancel(UUID id) {
+        return single("update tasks set status = 'CANCELLED', lease_until = null, updated_at = now() "
+                + "where id = ? and status in ('PENDING', 'ENQUEUED', 'FAILED') returning " + TaskRows.COLUMNS, id);
+    }
+
+    /** DEAD or CANCELLED → PENDING, due now, with all its attempts again. */
+    public Optional<Task> retry(UUID id) {
+        return single("update tasks set status = 'PENDING', attempt = 0, run_at = now(), lease_until = null, "
+                + "worker = null, updated_at = now() where id = ? and status in ('DEAD', 'CANCELLED') returning "
+                + TaskRows.COLUMNS, id);
+    }
+
+    /**
+     * Due PENDING and FAILED → ENQUEUED, at most {@code limit}, highest priority then oldest {@code run_at}
+     * first, in one fenced transaction. Rows another transaction has locked are skipped, not waited for.
+     *
+     * @return the ids moved, in the order to push them to the queue
+     * @throws StaleFenceException if a newer holder of {@code lock} has written; nothing was moved
+     */
+    public List<UUID> enqueueDue(String lock, long token, int limit) {
+        return fenced(lock, token, connection -> {
+            try (PreparedStatement enqueue = connection.prepareStatement("with due as (select id, priority, run_at "
+                    + "from tasks where status in ('PENDING', 'FAILED') and run_at <= now() "
+                    + "order by priority desc, run_at limit ? for update skip locked), "
+                    + "moved as (update tasks set status = 'ENQUEUED', fence = ?, updated_at = now() from due "
+                    + "where tasks.id = due.id and tasks.status in ('PENDING', 'FAILED') "
+                    + "returning tasks.id, due.priority, due.run_at) "
+                    + "select id from moved order by priority desc, run_at")) {
+                enqueue.setInt(1, limit);
+                enqueue.setLong(2, token);
+                List<UUID> ids = new ArrayList<>();
+                try (ResultSet moved = enqueue.executeQuery()) {
+                    while (moved.next()) {
+                        ids.add(moved.getObject(1, UUID.class));
+                    }
+                }
+                return ids;
+            }
+        });
+    }
+
+    /**
+     * ENQUEUED → PROCESSING for one worker: the attempt number goes up by one and the processing lease
+     * starts. {@code claimId} must be unique to this claim.
+     */
+    public Optional<Claim> claim(UUID id, String claimId, Duration lease) {
+        return inConnection(connection -> {
+            try (PreparedStatement claim = connection.prepareStatement("update tasks set status = 'PROCESSING', "
+                    + "attempt = attempt + 1, worker = ?, lease_until = now() + ? * interval '1 millisecond', "
+                    + "updated_at = now() where id = ? and status = 'ENQUEUED' returning id, type, payload, attempt")) {
+                claim.setString(1, claimId);
+                claim.setLong(2, lease.toMillis());
+                claim.setObject(3, id);
+                try (ResultSet row = claim.executeQuery()) {
+                    if (!row.next()) {
+                        return Optional.empty();
+                    }
+                    return Optional.of(new Claim(id, row.getString("type"), rows.object("payload", row),
+                            row.getInt("attempt"), claimId));
+                }
+            }
+        });
+    }
+
+    /** Extends a claim's processing lease; false if the claim is no longer the task's current one. */
+    public boolean heartbeat(Claim claim, Duration lease) {
+        return updateClaimed("update tasks set lease_until = now() + ? * interval '1 millisecond', updated_at = now() "
+                + "where id = ? and status = 'PROCESSING' and attempt = ? and worker = ?", claim,
+                statement -> statement.setLong(1, lease.toMillis())) > 0;
+    }
+
+    /** PROCESSING → SUCCEEDED for the claim's attempt, with the handler's result (or null). */
+    public boolean complete(Claim claim, JsonNode result) {
+        return updateClaimed("update tasks set status = 'SUCCEEDED', result = ?::jsonb, lease_until = null, "
+                + "updated_at = now() where id = ? and status = 'PROCESSING' and attempt = ? and worker = ?", claim,
+                statement -> statement.setString(1, rows.write(result))) > 0;
+    }
+
+    /**
+     * PROCESSING → FAILED, due again after a backoff; or → DEAD when {@code permanent}, when it was the
+     * last attempt, or when the deadline has passed.
+     *
+     * @return the status the task went to, or empty if the claim is no longer the task's current one
+     */
+    public Optional<TaskStatus> fail(Claim claim, String error, boolean permanent, Duration backoffBase,
+            Duration backoffCap) {
+        return inConnection(connection -> {
+            try (PreparedStatement fail = connection.prepareStatement("update tasks set status = case when ? or "
+                    + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + BACKOFF + ", last_error = ?, "
+                    + "lease_until = null, updated_at = now() "
+                    + "where id = ? and status = 'PROCESSING' and attempt = ? and worker = ? returning status")) {
+                fail.setBoolean(1, permanent);
+                fail.setLong(2, backoffCap.toMillis());
+                fail.setLong(3, backoffBase.toMillis());
+                fail.setString(4, error);
+                bindClaim(fail, 5, claim);
+                return firstStatus(fail);
+            }
+        });
+    }
+
+    /**
+     * PROCESSING → PENDING, due again after {@code delay}: the handler's "not ready, ask me later". It does
+     * not count as an attempt. If the next poll would fall after the deadline the task is DEAD instead.
+     *
+     * @return the status the task went to, or empty if the claim is no longer the task's current one
+     */
+    public Optional<TaskStatus> later(Claim claim, Duration delay) {
+        return inConnection(connection -> {
+            try (PreparedStatement later = connection.prepareStatement("update tasks set status = case when "
+                    + "deadline is not null and deadline < now() + ? * interval '1 millisecond' then 'DEAD' "
+                    + "else 'PENDING' end, last_error = case when deadline is not null and deadline < now() + ? "
+                    + "* interval '1 millisecond' then 'deadline passed while waiting to be polled again' "
+                    + "else last_error end, attempt = attempt - 1, run_at = now() + ? * interval '1 millisecond', "
+                    + "lease_until = null, updated_at = now() "
+                    + "where id = ? and status = 'PROCESSING' and attempt = ? and worker = ? returning status")) {
+                later.setLong(1, delay.toMillis());
+                later.setLong(2, delay.toMillis());
+                later.setLong(3, delay.toMillis());
+                bindClaim(later, 4, claim);
+                return firstStatus(later);
+            }
+        });
+    }
+
+    /**
+     * ENQUEUED for longer than {@code timeout} → PENDING: its queue message was lost (a crash between
+     * commit and push, or Redis lost the stream). One fenced statement.
+     *
+     * @return how many tasks went back to PENDING
+     * @throws StaleFenceException if a newer holder of {@code lock} has written; nothing was changed
+     */
+    public int requeueStaleEnqueued(String lock, long token, Duration timeout) {
+        return fenced(lock, token, connection -> {
+            try (PreparedStatement requeue = connection.prepareStatement("update tasks set status = 'PENDING', "
+                    + "updated_at = now() where status = 'ENQUEUED' "
+                    + "and updated_at < now() - ? * interval '1 millisecond'")) {
+                requeue.setLong(1, timeout.toMillis());
+                return requeue.executeUpdate();
+            }
+        });
+    }
+
+    /**
+     * PROCESSING past its lease (its worker died or stalled) → FAILED with a backoff, or DEAD if that was
+     * the last attempt: the lapsed attempt counts. One fenced statement.
+     *
+     * @return how many tasks were recovered
+     * @throws StaleFenceException if a newer holder of {@code lock} has written; nothing was changed
+     */
+    public int failExpiredLeases(String lock, long token, Duration backoffBase, Duration backoffCap) {
+        return fenced(lock, token, connection -> {
+            try (PreparedStatement recover = connection.prepareStatement("update tasks set status = case when "
+                    + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + BACKOFF + ", "
+                    + "last_error = 'processing lease expired: worker ' || coalesce(worker, '?') || ' stopped', "
+                    + "lease_until = null, updated_at = now() where status = 'PROCESSING' and lease_until < now()")) {
+                recover.setLong(1, backoffCap.toMillis());
+                recover.setLong(2, backoffBase.toMillis());
+                return recover.executeUpdate();
+            }
+        });
+    }
+
+    // ---- plumbing
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T in(Connection connection) throws SQLException;
+    }
+
+    @FunctionalInterface
+    private interface Binder {
+        void bind(PreparedStatement statement) throws SQLException;
+    }
+
+    private <T> T inConnection(Work<T> work) {
+        try (Connection connection = db.getConnection()) {
+            return work.in(connection);
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
+    /** Runs {@code work} in one transaction after the fence check; rolls back if either refuses or fails. */
+    private <T> T fenced(String lock, long token, Work<T> work) {
+        return inConnection(connection -> {
+            connection.setAutoCommit(false);
+            try {
+                if (!Fences.advance(connection, lock, token)) {
+                    throw new StaleFenceException(lock, token);
+                }
+                T result = work.in(connection);
+                connection.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        });
+    }
+
+    private Optional<Task> single(String sql, UUID id) {
+        return inConnection(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setObject(1, id);
+                return readTasks(statement).stream().findFirst();
+            }
+        });
+    }
+
+    /** Runs an update whose first parameter {@code bind} sets and whose last three name the claim. */
+    private int updateClaimed(String sql, Claim claim, Binder bind) {
+        return inConnection(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                bind.bind(statement);
+                bindClaim(statement, 2, claim);
+                return statement.executeUpdate();
+            }
+        });
+    }
+
+    private static void bindClaim(PreparedStatement statement, int first, Claim claim) throws SQLException {
+        statement.setObject(first, claim.taskId());
+        statement.setInt(first + 1, claim.attempt());
+        statement.setString(first + 2, claim.claimId());
+    }
+
+    private static Optional<TaskStatus> firstStatus(PreparedStatement statement) throws SQLException {
+        try (ResultSet row = statement.executeQuery()) {
+            return row.next() ? Optional.of(TaskStatus.valueOf(row.getString(1))) : Optional.empty();
+        }
+    }
+
+    private List<Task> readTasks(PreparedStatement statement) throws SQLException {
+        List<Task> tasks = new ArrayList<>();
+        try (ResultSet row = statement.executeQuery()) {
+            while (row.next()) {
+                tasks.add(rows.task(row));
+            }
+        }
+        return tasks;
+    }
+}

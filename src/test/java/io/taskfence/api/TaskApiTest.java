@@ -1,0 +1,125 @@
+package io.taskfence.api;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.endsWith;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.notNullValue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import javax.sql.DataSource;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import io.taskfence.task.Sql;
+import io.taskfence.testing.ApiKeysForTests;
+import io.taskfence.testing.TestServers;
+
+/** What a client does with the API: submit, read, list, cancel, retry; and submit twice safely. */
+@QuarkusTest
+@TestServers
+class TaskApiTest {
+
+    @Inject
+    DataSource db;
+
+    @Test
+    void aSubmittedTaskCanBeReadListedCancelledAndRetried() {
+        Response created = submit("{\"type\":\"noop\",\"payload\":{\"hello\":\"world\"},\"priority\":7,\"maxAttempts\":3}",
+                null);
+        created.then().statusCode(201).header("Location", notNullValue())
+                .body("status", is("PENDING")).body("attempt", is(0)).body("maxAttempts", is(3))
+                .body("priority", is(7)).body("payload.hello", is("world")).body("runAt", notNullValue());
+        String id = created.path("id");
+        String location = created.header("Location");
+        assertTrue(location.endsWith("/api/v1/tasks/" + id), location);
+
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get(location).then().statusCode(200)
+                .body("id", is(id)).body("type", is("noop"));
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).queryParam("status", "PENDING").queryParam("type", "noop")
+                .get("/api/v1/tasks").then().statusCode(200).body("items.id", org.hamcrest.Matchers.hasItem(id));
+
+        admin().post("/api/v1/tasks/{id}/cancel", id).then().statusCode(200).body("status", is("CANCELLED"));
+        admin().post("/api/v1/tasks/{id}/cancel", id).then().statusCode(409)
+                .contentType("application/problem+json").body("detail", org.hamcrest.Matchers.containsString("it is CANCELLED"));
+        admin().post("/api/v1/tasks/{id}/retry", id).then().statusCode(200).body("status", is("PENDING"));
+        admin().post("/api/v1/tasks/{id}/retry", id).then().statusCode(409)
+                .body("detail", org.hamcrest.Matchers.containsString("only a task that is DEAD or CANCELLED"));
+    }
+
+    @Test
+    void theDefaultsComeFromConfiguration() {
+        submit("{\"type\":\"noop\",\"payload\":{}}", null).then().statusCode(201)
+                .body("maxAttempts", is(5)).body("priority", is(0)).body("deadline", equalTo(null));
+    }
+
+    @Test
+    void aRepeatedIdempotencyKeyReturnsTheFirstTask() {
+        String key = "order-" + UUID.randomUUID();
+        String body = "{\"type\":\"noop\",\"payload\":{\"order\":42}}";
+        String first = submit(body, key).then().statusCode(201).extract().path("id");
+        submit(body, key).then().statusCode(200).body("id", is(first)).header("Location", endsWith(first));
+        submit("{\"type\":\"noop\",\"payload\":{\"order\":43}}", key).then().statusCode(422)
+                .contentType("application/problem+json").body("detail", org.hamcrest.Matchers.containsString(first));
+        assertEquals(1, Sql.count(db, "select count(*) from tasks where idempotency_key = ?", key));
+    }
+
+    @Test
+    void twentyRacingSubmissionsWithOneKeyMakeOneTask() throws Exception {
+        String key = "race-" + UUID.randomUUID();
+        String body = "{\"type\":\"noop\",\"payload\":{\"race\":true}}";
+        int racers = 20;
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(racers);
+        List<Future<Response>> answers = new ArrayList<>();
+        try {
+            for (int i = 0; i < racers; i++) {
+                answers.add(pool.submit(() -> {
+                    start.await();
+                    return submit(body, key);
+                }));
+            }
+            start.countDown();
+            int created = 0;
+            Set<String> ids = new HashSet<>();
+            for (Future<Response> answer : answers) {
+                Response response = answer.get();
+                assertTrue(response.statusCode() == 201 || response.statusCode() == 200, response.asString());
+                created += response.statusCode() == 201 ? 1 : 0;
+                ids.add(response.path("id"));
+            }
+            assertEquals(1, created, "answers that said they created the task");
+            assertEquals(1, ids.size(), "different tasks returned for one key: " + ids);
+            assertEquals(1, Sql.count(db, "select count(*) from tasks where idempotency_key = ?", key));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static Response submit(String body, String idempotencyKey) {
+        var request = given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json").body(body);
+        if (idempotencyKey != null) {
+            request.header("Idempotency-Key", idempotencyKey);
+        }
+        return request.post("/api/v1/tasks");
+    }
+
+    private static io.restassured.specification.RequestSpecification admin() {
+        return given().auth().oauth2(ApiKeysForTests.ADMIN_KEY);
+    }
+}

@@ -1,0 +1,200 @@
+package io.taskfence.task;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.taskfence.testing.TestServers;
+
+/** Each transition of DESIGN section 1 against the real PostgreSQL: when it wins, and when it loses. */
+@QuarkusTest
+@TestServers
+class TaskTransitionsTest {
+
+    private static final Duration BASE = Duration.ofSeconds(1);
+    private static final Duration CAP = Duration.ofMinutes(10);
+
+    @Inject
+    TaskTransitions transitions;
+    @Inject
+    TaskQueries queries;
+    @Inject
+    TaskFixtures fixtures;
+    @Inject
+    DataSource db;
+
+    @Test
+    void cancelWinsFromPendingEnqueuedAndFailedOnly() {
+        assertEquals(TaskStatus.CANCELLED, transitions.cancel(fixtures.pending().id()).orElseThrow().status());
+        assertEquals(TaskStatus.CANCELLED, transitions.cancel(fixtures.enqueued()).orElseThrow().status());
+        Claim failed = fixtures.claimed();
+        transitions.fail(failed, "boom", false, BASE, CAP);
+        assertEquals(TaskStatus.CANCELLED, transitions.cancel(failed.taskId()).orElseThrow().status());
+
+        Claim processing = fixtures.claimed();
+        assertTrue(transitions.cancel(processing.taskId()).isEmpty(), "a PROCESSING task was cancelled");
+        transitions.complete(processing, null);
+        assertTrue(transitions.cancel(processing.taskId()).isEmpty(), "a SUCCEEDED task was cancelled");
+        assertTrue(transitions.cancel(UUID.randomUUID()).isEmpty());
+        assertEquals(TaskStatus.SUCCEEDED, status(processing.taskId()));
+    }
+
+    @Test
+    void retryWinsFromDeadAndCancelledWithFreshAttempts() {
+        Claim claim = fixtures.claimed(fixtures.pending(1, null));
+        assertEquals(Optional.of(TaskStatus.DEAD), transitions.fail(claim, "boom", false, BASE, CAP));
+        Task retried = transitions.retry(claim.taskId()).orElseThrow();
+        assertEquals(TaskStatus.PENDING, retried.status());
+        assertEquals(0, retried.attempt());
+        assertEquals("boom", retried.lastError(), "the last error stays for the record");
+
+        assertTrue(transitions.retry(retried.id()).isEmpty(), "a PENDING task was retried");
+        UUID cancelled = transitions.cancel(fixtures.pending().id()).orElseThrow().id();
+        assertEquals(TaskStatus.PENDING, transitions.retry(cancelled).orElseThrow().status());
+    }
+
+    @Test
+    void enqueueMovesDueTasksByPriorityAndRefusesAStaleToken() {
+        String lock = "dispatch-" + UUID.randomUUID();
+        Task low = submit(-5, null);
+        Task high = submit(900, null);
+        Task later = submit(1000, Instant.now().plus(Duration.ofHours(1)));
+
+        List<UUID> moved = transitions.enqueueDue(lock, 7, 100_000);
+        assertTrue(moved.indexOf(high.id()) < moved.indexOf(low.id()), "higher priority goes first: " + moved);
+        assertFalse(moved.contains(later.id()), "a task not yet due was enqueued");
+        assertEquals(TaskStatus.ENQUEUED, status(high.id()));
+
+        Task another = submit(0, null);
+        StaleFenceException refused = assertThrows(StaleFenceException.class, () -> transitions.enqueueDue(lock, 6, 100));
+        assertEquals(6, refused.token());
+        assertEquals(TaskStatus.PENDING, status(another.id()), "a refused run moved a task");
+        assertTrue(transitions.enqueueDue(lock, 7, 100_000).contains(another.id()), "the same token may write again");
+        assertEquals(0, transitions.enqueueDue(lock, 8, 100_000).stream().filter(moved::contains).count(),
+                "an ENQUEUED task was enqueued twice");
+    }
+
+    @Test
+    void claimWinsOnceFromEnqueuedAndCountsTheAttempt() {
+        UUID id = fixtures.enqueued();
+        Claim claim = transitions.claim(id, "worker-a", Duration.ofMinutes(1)).orElseThrow();
+        assertEquals(1, claim.attempt());
+        assertTrue(transitions.claim(id, "worker-b", Duration.ofMinutes(1)).isEmpty(), "claimed twice");
+        assertTrue(transitions.claim(fixtures.pending().id(), "worker-c", Duration.ofMinutes(1)).isEmpty(),
+                "a PENDING task was claimed without being enqueued");
+        assertEquals(TaskStatus.PROCESSING, status(id));
+    }
+
+    @Test
+    void onlyTheCurrentClaimCanHeartbeatCompleteFailOrPostpone() {
+        Claim claim = fixtures.claimed();
+        Claim impostor = new Claim(claim.taskId(), claim.type(), claim.payload(), claim.attempt(), "someone-else");
+        Claim older = new Claim(claim.taskId(), claim.type(), claim.payload(), claim.attempt() - 1, claim.claimId());
+
+        for (Claim stale : List.of(impostor, older)) {
+            assertFalse(transitions.heartbeat(stale, Duration.ofMinutes(1)));
+            assertFalse(transitions.complete(stale, null));
+            assertTrue(transitions.fail(stale, "x", false, BASE, CAP).isEmpty());
+            assertTrue(transitions.later(stale, Duration.ofSeconds(1)).isEmpty());
+        }
+        assertEquals(TaskStatus.PROCESSING, status(claim.taskId()));
+        assertTrue(transitions.heartbeat(claim, Duration.ofMinutes(1)));
+        assertTrue(transitions.complete(claim, JsonNodeFactory.instance.objectNode().put("ok", true)));
+        Task done = queries.find(claim.taskId()).orElseThrow();
+        assertEquals(TaskStatus.SUCCEEDED, done.status());
+        assertTrue(done.result().get("ok").asBoolean());
+        assertFalse(transitions.complete(claim, null), "completed twice");
+    }
+
+    @Test
+    void aFailureWaitsForItsBackoffAndTheLastOneIsDead() {
+        Claim first = fixtures.claimed(fixtures.pending(2, null));
+        assertEquals(Optional.of(TaskStatus.FAILED), transitions.fail(first, "first error", false, BASE, CAP));
+        Task failed = queries.find(first.taskId()).orElseThrow();
+        assertEquals("first error", failed.lastError());
+        assertTrue(failed.runAt().isAfter(failed.updatedAt().minusMillis(1)), "due again only after a backoff");
+        assertTrue(failed.runAt().isBefore(failed.updatedAt().plus(BASE).plusMillis(1)), "backoff over its base");
+
+        fixtures.age(first.taskId(), BASE); // the backoff has passed
+        Claim second = fixtures.claimed(failed);
+        assertEquals(2, second.attempt());
+        assertEquals(Optional.of(TaskStatus.DEAD), transitions.fail(second, "second error", false, BASE, CAP));
+        assertEquals("second error", queries.find(first.taskId()).orElseThrow().lastError());
+
+        Claim permanent = fixtures.claimed();
+        assertEquals(Optional.of(TaskStatus.DEAD), transitions.fail(permanent, "400 from the server", true, BASE, CAP));
+    }
+
+    @Test
+    void laterReturnsTheTaskToPendingWithoutSpendingAnAttemptUntilTheDeadline() {
+        Claim claim = fixtures.claimed(fixtures.pending(1, Instant.now().plus(Duration.ofMinutes(10))));
+        assertEquals(Optional.of(TaskStatus.PENDING), transitions.later(claim, Duration.ofSeconds(30)));
+        Task waiting = queries.find(claim.taskId()).orElseThrow();
+        assertEquals(0, waiting.attempt(), "a poll is not an attempt");
+        assertTrue(waiting.runAt().isAfter(waiting.updatedAt().plusSeconds(29)));
+
+        fixtures.age(claim.taskId(), Duration.ofSeconds(30));
+        Claim again = fixtures.claimed(waiting);
+        assertEquals(1, again.attempt(), "its only attempt is still there");
+        assertEquals(Optional.of(TaskStatus.DEAD), transitions.later(again, Duration.ofMinutes(11)),
+                "a poll past the deadline ends the task");
+    }
+
+    @Test
+    void staleEnqueuedTasksGoBackToPendingUnderTheFence() {
+        String lock = "recovery-" + UUID.randomUUID();
+        UUID stale = fixtures.enqueued();
+        UUID fresh = fixtures.enqueued();
+        fixtures.age(stale, Duration.ofMinutes(2));
+
+        assertTrue(transitions.requeueStaleEnqueued(lock, 3, Duration.ofMinutes(1)) >= 1);
+        assertEquals(TaskStatus.PENDING, status(stale));
+        assertEquals(TaskStatus.ENQUEUED, status(fresh));
+
+        fixtures.age(fresh, Duration.ofMinutes(2));
+        assertThrows(StaleFenceException.class, () -> transitions.requeueStaleEnqueued(lock, 2, Duration.ofMinutes(1)));
+        assertEquals(TaskStatus.ENQUEUED, status(fresh), "a refused recovery changed a task");
+    }
+
+    @Test
+    void processingPastItsLeaseCountsAsAFailedAttemptAndItsWorkerIsShutOut() {
+        String lock = "recovery-" + UUID.randomUUID();
+        Claim lapsed = fixtures.claimed(fixtures.pending(3, null));
+        Claim lastChance = fixtures.claimed(fixtures.pending(1, null));
+        fixtures.age(lapsed.taskId(), TaskFixtures.LEASE.plusSeconds(1));
+        fixtures.age(lastChance.taskId(), TaskFixtures.LEASE.plusSeconds(1));
+
+        assertTrue(transitions.failExpiredLeases(lock, 1, BASE, CAP) >= 2);
+        Task failed = queries.find(lapsed.taskId()).orElseThrow();
+        assertEquals(TaskStatus.FAILED, failed.status());
+        assertTrue(failed.lastError().contains(lapsed.claimId()), failed.lastError());
+        assertEquals(TaskStatus.DEAD, status(lastChance.taskId()));
+        assertFalse(transitions.complete(lapsed, null), "the worker whose lease lapsed completed the task");
+        assertThrows(StaleFenceException.class, () -> transitions.failExpiredLeases(lock, 0, BASE, CAP));
+    }
+
+    private Task submit(int priority, Instant runAt) {
+        return transitions.submit(new NewTask("noop", JsonNodeFactory.instance.objectNode(), 3, priority, runAt, null,
+                null)).task();
+    }
+
+    private TaskStatus status(UUID id) {
+        return queries.find(id).orElseThrow().status();
+    }
+}

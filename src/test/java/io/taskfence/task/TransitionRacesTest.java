@@ -1,0 +1,201 @@
+package io.taskfence.task;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.taskfence.testing.TestServers;
+
+/**
+ * Actors racing for the same rows, many times over: every race has exactly one winner, and the row
+ * ends in the winner's state.
+ */
+@QuarkusTest
+@TestServers
+class TransitionRacesTest {
+
+    private static final int TASKS = 200;
+    private static final int RACERS = 8;
+    private static final Duration BASE = Duration.ofSeconds(1);
+    private static final Duration CAP = Duration.ofMinutes(10);
+
+    @Inject
+    TaskTransitions transitions;
+    @Inject
+    TaskQueries queries;
+    @Inject
+    TaskFixtures fixtures;
+
+    @Test
+    void eightWorkersClaimingTheSameTasksClaimEachExactlyOnce() throws Exception {
+        List<UUID> ids = enqueued(TASKS);
+        Map<UUID, String> winners = new ConcurrentHashMap<>();
+        AtomicInteger doubleWins = new AtomicInteger();
+
+        race(RACERS, racer -> {
+            List<UUID> order = new ArrayList<>(ids);
+            Collections.shuffle(order);
+            for (UUID id : order) {
+                if (transitions.claim(id, "racer-" + racer, Duration.ofMinutes(1)).isPresent()
+                        && winners.putIfAbsent(id, "racer-" + racer) != null) {
+                    doubleWins.incrementAndGet();
+                }
+            }
+        });
+
+        assertEquals(0, doubleWins.get(), "tasks claimed twice");
+        assertEquals(TASKS, winners.size(), "tasks nobody claimed");
+        for (UUID id : ids) {
+            Task task = queries.find(id).orElseThrow();
+            assertEquals(TaskStatus.PROCESSING, task.status());
+            assertEquals(1, task.attempt(), "one claim, one attempt");
+        }
+    }
+
+    @Test
+    void cancelRacingClaimLeavesEachTaskWithExactlyOneWinner() throws Exception {
+        List<UUID> ids = enqueued(TASKS);
+        Set<UUID> cancelled = ConcurrentHashMap.newKeySet();
+        Set<UUID> claimed = ConcurrentHashMap.newKeySet();
+
+        race(2, racer -> {
+            for (UUID id : ids) {
+                if (racer == 0 && transitions.cancel(id).isPresent()) {
+                    cancelled.add(id);
+                } else if (racer == 1 && transitions.claim(id, "racer", Duration.ofMinutes(1)).isPresent()) {
+                    claimed.add(id);
+                }
+            }
+        });
+
+        for (UUID id : ids) {
+            assertTrue(cancelled.contains(id) ^ claimed.contains(id), "task " + id + " had not exactly one winner");
+            assertEquals(cancelled.contains(id) ? TaskStatus.CANCELLED : TaskStatus.PROCESSING,
+                    queries.find(id).orElseThrow().status());
+        }
+    }
+
+    @Test
+    void aWorkerCompletingWhileRecoveryExpiresItsLeaseHasExactlyOneWinner() throws Exception {
+        List<Claim> claims = new ArrayList<>();
+        for (int i = 0; i < TASKS / 2; i++) {
+            Claim claim = fixtures.claimed();
+            fixtures.age(claim.taskId(), TaskFixtures.LEASE.plusSeconds(1));
+            claims.add(claim);
+        }
+        Set<UUID> completed = ConcurrentHashMap.newKeySet();
+        String lock = "recovery-" + UUID.randomUUID();
+
+        race(2, racer -> {
+            if (racer == 0) {
+                for (Claim claim : claims) {
+                    if (transitions.complete(claim, null)) {
+                        completed.add(claim.taskId());
+                    }
+                }
+            } else {
+                for (int round = 0; round < 20; round++) {
+                    transitions.failExpiredLeases(lock, 1, BASE, CAP);
+                }
+            }
+        });
+        transitions.failExpiredLeases(lock, 1, BASE, CAP); // whatever the racers left
+
+        for (Claim claim : claims) {
+            TaskStatus status = queries.find(claim.taskId()).orElseThrow().status();
+            assertEquals(completed.contains(claim.taskId()) ? TaskStatus.SUCCEEDED : TaskStatus.FAILED, status,
+                    "task " + claim.taskId());
+        }
+    }
+
+    @Test
+    void twoDispatchersNeverEnqueueATaskTwiceAndTheOlderTokenIsShutOut() throws Exception {
+        String lock = "dispatch-" + UUID.randomUUID();
+        List<UUID> mine = new ArrayList<>();
+        for (int i = 0; i < TASKS; i++) {
+            mine.add(fixtures.pending().id());
+        }
+        List<List<UUID>> batches = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger refusals = new AtomicInteger();
+
+        race(2, racer -> {
+            long token = 100 + racer; // racer 1 is the newer holder
+            for (int round = 0; round < 20; round++) {
+                try {
+                    batches.add(transitions.enqueueDue(lock, token, 10));
+                } catch (StaleFenceException e) {
+                    refusals.incrementAndGet();
+                }
+            }
+        });
+        batches.add(transitions.enqueueDue(lock, 101, 100_000));
+
+        Set<UUID> seen = new HashSet<>();
+        for (List<UUID> batch : batches) {
+            for (UUID id : batch) {
+                assertTrue(seen.add(id), "task " + id + " was enqueued twice");
+            }
+        }
+        assertTrue(seen.containsAll(mine), "a due task was never enqueued");
+        assertThrows(StaleFenceException.class, () -> transitions.enqueueDue(lock, 100, 10),
+                "the older token still writes after the newer one did");
+        System.out.printf("older dispatcher refused %d times during the race%n", refusals.get());
+    }
+
+    private List<UUID> enqueued(int count) {
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            ids.add(fixtures.pending().id());
+        }
+        fixtures.enqueue(ids);
+        return ids;
+    }
+
+    @FunctionalInterface
+    interface Racer {
+        void run(int racer) throws Exception;
+    }
+
+    /** Starts {@code racers} threads at the same instant and waits for all of them. */
+    private static void race(int racers, Racer body) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(racers);
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int r = 0; r < racers; r++) {
+                int racer = r;
+                running.add(pool.submit(() -> {
+                    start.await();
+                    body.run(racer);
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> future : running) {
+                future.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
