@@ -7,6 +7,9 @@ import java.util.List;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import org.jboss.logging.Logger;
+
+import io.quarkus.runtime.Startup;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.identity.AuthenticationRequestContext;
 import io.quarkus.security.identity.IdentityProvider;
@@ -22,8 +25,11 @@ import io.taskfence.TaskfenceConfig;
  * {@link MessageDigest#isEqual}, against every configured key, so the time taken tells nothing about
  * how much of a key was right; keys are never logged, and the identity names only the role.
  */
+@Startup // so that a missing key configuration is reported at start-up, not at the first request
 @ApplicationScoped
 public class ApiKeys implements IdentityProvider<TokenAuthenticationRequest> {
+
+    private static final Logger LOG = Logger.getLogger(ApiKeys.class);
 
     private final List<byte[]> submitKeys;
     private final List<byte[]> adminKeys;
@@ -31,6 +37,10 @@ public class ApiKeys implements IdentityProvider<TokenAuthenticationRequest> {
     ApiKeys(TaskfenceConfig config) {
         this.submitKeys = digests(config.auth().submitKeys().orElse(List.of()));
         this.adminKeys = digests(config.auth().adminKeys().orElse(List.of()));
+        if (config.auth().enabled() && submitKeys.isEmpty() && adminKeys.isEmpty()) {
+            LOG.warn("no API keys are configured (taskfence.auth.submit-keys, taskfence.auth.admin-keys): "
+                    + "every API call will be refused with 401");
+        }
     }
 
     @Override
