@@ -51,7 +51,7 @@ public class FencedLocks {
         this.settings = settings;
         this.redis = redis;
         this.scripts = new LockScripts(redis);
-        this.releases = new ReleaseSignals(redis.getReactive(), LockKeys.releaseChannel(settings.keyPrefix()));
+        this.releases = new ReleaseSignals(redis.getReactive().getRedis(), LockKeys.releaseChannel(settings.keyPrefix()));
         this.watchdogTimer = watchdogTimer;
     }
 

@@ -7,12 +7,16 @@ import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
-import io.quarkus.redis.datasource.pubsub.ReactivePubSubCommands.ReactiveRedisSubscriber;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.mutiny.redis.client.RedisConnection;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
 
 /**
  * Wakes local waiters when any replica releases a lock: one pub/sub subscription per replica, made in
- * the background, and a generation counter per lock name.
+ * the background on a connection of its own, and a generation counter per lock name.
  *
  * <p>A waiter takes a {@link Mark} <em>before</em> it tries to acquire, and sleeps only while neither
  * its lock's generation nor the subscription epoch has moved since. The epoch moves whenever a
@@ -30,17 +34,23 @@ final class ReleaseSignals implements AutoCloseable {
     record Mark(long generation, long epoch) {
     }
 
-    private final ReactiveRedisDataSource redis;
+    private final Redis redis;
     private final String channel;
+    // All guarded by this.
     private final Map<String, Long> generations = new HashMap<>();
     private long epoch;
-    private ReactiveRedisSubscriber subscriber;
-    /** The subscription being made or live; the callbacks of any other one are ignored. */
-    private Object current;
+    /** The subscription being made or live; callbacks of any other one are ignored. */
+    private Subscription current;
     private long nextAttemptNanos = System.nanoTime();
     private boolean closed;
 
-    ReleaseSignals(ReactiveRedisDataSource redis, String channel) {
+    /** One attempt at subscribing, on a connection of its own. */
+    private static final class Subscription {
+        private RedisConnection connection;
+        private boolean confirmed;
+    }
+
+    ReleaseSignals(Redis redis, String channel) {
         this.redis = redis;
         this.channel = channel;
     }
@@ -51,16 +61,33 @@ final class ReleaseSignals implements AutoCloseable {
 
     /** Starts subscribing in the background, unless subscribed, already subscribing, or paused after a failure. */
     void subscribeIfNeeded() {
-        Object attempt = new Object();
+        Subscription attempt = new Subscription();
         synchronized (this) {
             if (closed || current != null || System.nanoTime() - nextAttemptNanos < 0) {
                 return;
             }
             current = attempt;
         }
-        redis.pubsub(String.class)
-                .subscribe(channel, this::released, () -> ended(attempt), failure -> failed(attempt, failure))
-                .subscribe().with(made -> installed(attempt, made), failure -> failed(attempt, failure));
+        redis.connect().subscribe().with(connection -> subscribe(attempt, connection), failure -> ended(attempt, failure));
+    }
+
+    /**
+     * Sends SUBSCRIBE with the handlers in place first. The confirmation may come as the command's reply
+     * or through the handler, depending on the protocol: either one counts.
+     */
+    private void subscribe(Subscription attempt, RedisConnection connection) {
+        synchronized (this) {
+            if (current != attempt) {
+                connection.close().subscribe().with(done -> { }, failure -> { });
+                return;
+            }
+            attempt.connection = connection;
+        }
+        connection.handler(message -> onMessage(attempt, message));
+        connection.exceptionHandler(failure -> ended(attempt, failure));
+        connection.endHandler(() -> ended(attempt, null));
+        connection.send(Request.cmd(Command.SUBSCRIBE).arg(channel)).subscribe()
+                .with(reply -> confirmed(attempt), failure -> ended(attempt, failure));
     }
 
     /** Sleeps until {@code name} is released or the subscription changes after {@code mark}, or the time is up. */
@@ -73,34 +100,43 @@ final class ReleaseSignals implements AutoCloseable {
         }
     }
 
-    private void installed(Object attempt, ReactiveRedisSubscriber made) {
+    private void onMessage(Subscription attempt, Response message) {
+        if (message.size() < 3) {
+            return;
+        }
+        String kind = message.get(0).toString();
+        if ("message".equals(kind)) {
+            released(message.get(2).toString());
+        } else if ("subscribe".equals(kind)) {
+            confirmed(attempt);
+        }
+    }
+
+    private synchronized void confirmed(Subscription attempt) {
+        if (current == attempt && !attempt.confirmed) {
+            attempt.confirmed = true;
+            moveEpoch(); // releases before the subscription went unseen: every waiter looks again
+        }
+    }
+
+    /**
+     * The subscription ended or failed (connection dropped, Redis restarted): give up on it, and let the
+     * next waiter subscribe again, after a pause if it failed.
+     */
+    private void ended(Subscription attempt, Throwable failure) {
         synchronized (this) {
-            if (current == attempt && !closed) {
-                subscriber = made;
-                moveEpoch();
+            if (current != attempt) {
                 return;
             }
-        }
-        made.unsubscribe().subscribe().with(done -> { }, failure -> LOG.debug("unsubscribe failed", failure));
-    }
-
-    /** The subscription is gone (connection dropped, Redis restarted): the next waiter subscribes again. */
-    private synchronized void ended(Object attempt) {
-        if (current == attempt) {
             current = null;
-            subscriber = null;
-            moveEpoch();
-        }
-    }
-
-    private void failed(Object attempt, Throwable failure) {
-        LOG.debugf(failure, "subscription to %s failed; waiters fall back to the holders' lease ends", channel);
-        synchronized (this) {
-            if (current == attempt) {
+            if (failure != null) {
                 nextAttemptNanos = System.nanoTime() + RESUBSCRIBE_PAUSE_NANOS;
             }
+            moveEpoch();
         }
-        ended(attempt);
+        LOG.infof("subscription to %s ended (%s); the next waiter subscribes again", channel,
+                failure == null ? "connection closed" : failure.toString());
+        close(attempt).subscribe().with(done -> { }, ignored -> { });
     }
 
     private synchronized void released(String name) {
@@ -113,18 +149,31 @@ final class ReleaseSignals implements AutoCloseable {
         notifyAll();
     }
 
+    /** Leaves pub/sub mode and closes the connection, so that the pool discards it. */
+    private Uni<Void> close(Subscription attempt) {
+        RedisConnection connection;
+        synchronized (this) {
+            connection = attempt.connection;
+        }
+        if (connection == null) {
+            return Uni.createFrom().voidItem();
+        }
+        return connection.send(Request.cmd(Command.UNSUBSCRIBE).arg(channel))
+                .onItemOrFailure().transformToUni((reply, failure) -> connection.close())
+                .onFailure().recoverWithNull();
+    }
+
     @Override
     public void close() {
-        ReactiveRedisSubscriber toClose;
+        Subscription toClose;
         synchronized (this) {
             closed = true;
-            toClose = subscriber;
-            subscriber = null;
+            toClose = current;
             current = null;
         }
         if (toClose != null) {
             try {
-                toClose.unsubscribe().await().atMost(Duration.ofSeconds(5));
+                close(toClose).await().atMost(Duration.ofSeconds(5));
             } catch (RuntimeException e) {
                 LOG.debugf(e, "unsubscribe from %s failed at shutdown", channel);
             }
