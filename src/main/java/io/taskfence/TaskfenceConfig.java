@@ -26,7 +26,15 @@ public interface TaskfenceConfig {
 
     Lock lock();
 
+    Dispatch dispatch();
+
+    Worker worker();
+
+    Recovery recovery();
+
     Retry retry();
+
+    Http http();
 
     Auth auth();
 
@@ -34,6 +42,60 @@ public interface TaskfenceConfig {
         /** Lease of the job locks; the watchdog renews it at a third of this while the job runs. */
         @WithDefault("30s")
         Duration lease();
+    }
+
+    interface Dispatch {
+        /** Whether this replica takes part in dispatching (it runs only while it holds the lock). */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often dispatch runs; a submission also starts a run at once. */
+        @WithDefault("1s")
+        Duration interval();
+
+        /** Tasks moved to the queue per transaction. */
+        @WithDefault("500")
+        int batchSize();
+    }
+
+    interface Worker {
+        /** Whether this replica runs tasks. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Handlers running at once on this replica. */
+        @WithDefault("8")
+        int concurrency();
+
+        /** Processing lease of a claimed task, extended by a heartbeat at a third of it. */
+        @WithDefault("60s")
+        Duration lease();
+
+        /**
+         * On shutdown, how long running handlers may take to finish; the tasks of those still running
+         * then go back to PENDING. Keep it below the pod's termination grace period.
+         */
+        @WithDefault("20s")
+        Duration drainTimeout();
+    }
+
+    interface Recovery {
+        /** How often recovery runs. */
+        @WithDefault("10s")
+        Duration interval();
+
+        /** An ENQUEUED task older than this lost its queue message and goes back to PENDING. */
+        @WithDefault("60s")
+        Duration enqueuedTimeout();
+    }
+
+    interface Http {
+        /** Hosts the {@code http} handler may call; none means it may call none. */
+        Optional<List<String>> allowedHosts();
+
+        /** Connect and response time-out of one call. */
+        @WithDefault("30s")
+        Duration timeout();
     }
 
     interface Retry {

@@ -30,6 +30,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.quarkiverse.resteasy.problem.HttpProblem;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.dispatch.Dispatcher;
 import io.taskfence.task.NewTask;
 import io.taskfence.task.Submission;
 import io.taskfence.task.Task;
@@ -52,9 +53,12 @@ public class TaskResource {
     private final TaskQueries queries;
     private final TaskHandlers handlers;
     private final TaskfenceConfig config;
+    private final Dispatcher dispatcher;
 
-    TaskResource(TaskTransitions transitions, TaskQueries queries, TaskHandlers handlers, TaskfenceConfig config) {
+    TaskResource(TaskTransitions transitions, TaskQueries queries, TaskHandlers handlers, TaskfenceConfig config,
+            Dispatcher dispatcher) {
         this.transitions = transitions;
+        this.dispatcher = dispatcher;
         this.queries = queries;
         this.handlers = handlers;
         this.config = config;
@@ -85,6 +89,9 @@ public class TaskResource {
                 Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
                 Optional.ofNullable(body.priority()).orElse(0), body.runAt(), body.deadline(), idempotencyKey));
         Task task = submission.task();
+        if (submission.created()) {
+            dispatcher.nudge();
+        }
         URI location = uri.getBaseUriBuilder().path(TaskResource.class).path(task.id().toString()).build();
         return Response.status(submission.created() ? Status.CREATED : Status.OK).location(location).entity(task).build();
     }

@@ -48,6 +48,16 @@ public final class FencedLease implements AutoCloseable {
         return lease;
     }
 
+    /** The Redis key of the lock, for scripts that must act only while this lease still holds it. */
+    public String lockKey() {
+        return keys.lock();
+    }
+
+    /** What the lock key holds while this lease holds the lock: {@code <owner>:<token>}. */
+    public String holder() {
+        return owner + ":" + token;
+    }
+
     /** Whether this holder may still act on the lock. A fenced write is refused anyway if it no longer may. */
     public boolean isValid() {
         return !ended && System.nanoTime() - validUntilNanos < 0;
@@ -115,7 +125,4 @@ public final class FencedLease implements AutoCloseable {
         return validUntilNanos - System.nanoTime();
     }
 
-    private String holder() {
-        return owner + ":" + token;
-    }
 }

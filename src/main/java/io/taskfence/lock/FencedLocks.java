@@ -107,7 +107,12 @@ public class FencedLocks {
      * @throws Exception what the job threw, unless it threw because its lease was lost
      */
     public RunOutcome runExclusively(String name, Duration lease, FencedJob job) throws Exception {
-        Optional<FencedLease> acquired = tryAcquire(name, lease, Duration.ZERO);
+        return runExclusively(name, lease, Duration.ZERO, job);
+    }
+
+    /** As {@link #runExclusively(String, Duration, FencedJob)}, waiting at most {@code waitAtMost} for the lock. */
+    public RunOutcome runExclusively(String name, Duration lease, Duration waitAtMost, FencedJob job) throws Exception {
+        Optional<FencedLease> acquired = tryAcquire(name, lease, waitAtMost);
         if (acquired.isEmpty()) {
             LOG.debugf("lock %s is held elsewhere; skipping this run", name);
             return RunOutcome.SKIPPED;
@@ -129,6 +134,18 @@ public class FencedLocks {
             releaseQuietly(held);
         }
         return watchdog.lost() ? RunOutcome.LEASE_LOST : RunOutcome.COMPLETED;
+    }
+
+    /**
+     * Repairs the token counter of {@code name} after Redis lost it: raises it to {@code newestToken} (the
+     * newest token PostgreSQL has accepted) if it is lower, so that the next holder's token is newer
+     * than every token the fence has seen. Never lowers it.
+     *
+     * @return true if the counter was behind and was raised
+     */
+    public boolean raiseCounter(String name, long newestToken) {
+        requireValidName(name);
+        return scripts.raiseCounter(LockKeys.of(settings.keyPrefix(), name), newestToken);
     }
 
     /**

@@ -1,52 +1,158 @@
 package io.taskfence.queue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import org.jboss.logging.Logger;
+
 import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.redis.datasource.stream.StreamCommands;
+import io.quarkus.redis.datasource.stream.StreamMessage;
+import io.quarkus.redis.datasource.stream.XGroupCreateArgs;
+import io.quarkus.redis.datasource.stream.XReadGroupArgs;
+import io.taskfence.lock.FencedLease;
 import io.taskfence.lock.LockSettings;
+import io.taskfence.lock.LuaScript;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
- * The Redis Stream that carries task ids from dispatch to the workers (DESIGN section 4). The table,
- * not the stream, is the truth: the stream only says which tasks to try to claim.
+ * The Redis Stream that carries task ids from dispatch to the workers (DESIGN section 4), read through
+ * one consumer group by every replica. The table, not the stream, is the truth: a message only says
+ * which task to try to claim, and a lost one costs latency (recovery re-dispatches), never the task.
  */
 @ApplicationScoped
 public class TaskQueue {
 
+    /** The lock dispatch holds while it pushes; the stream shares its hash tag. */
+    public static final String DISPATCH_LOCK = "dispatch";
     /** The consumer group all replicas' workers read through. */
     public static final String GROUP = "workers";
 
+    private static final Logger LOG = Logger.getLogger(TaskQueue.class);
+    private static final String TASK_FIELD = "task";
+
+    /** One message: the stream entry's id and the task it names. */
+    public record Message(String id, UUID taskId) {
+    }
+
     private final RedisDataSource redis;
+    private final StreamCommands<String, String, String> streams;
     private final String stream;
+    private final LuaScript push = LuaScript.load("queue/push.lua");
 
     TaskQueue(RedisDataSource redis, LockSettings settings) {
         this.redis = redis;
-        this.stream = settings.keyPrefix() + ":queue";
+        this.streams = redis.stream(String.class);
+        this.stream = settings.keyPrefix() + ":queue:{" + DISPATCH_LOCK + "}";
     }
 
-    /** Messages in the stream (XLEN); 0 before the first push. */
+    /**
+     * Appends the ids, in order, if {@code lease} (of {@link #DISPATCH_LOCK}) still holds the lock.
+     *
+     * @return false if the lease no longer holds it: nothing was pushed
+     */
+    public boolean push(FencedLease lease, List<UUID> taskIds) {
+        if (taskIds.isEmpty()) {
+            return true;
+        }
+        String[] args = new String[taskIds.size() + 1];
+        args[0] = lease.holder();
+        for (int i = 0; i < taskIds.size(); i++) {
+            args[i + 1] = taskIds.get(i).toString();
+        }
+        return push.run(redis, List.of(lease.lockKey(), stream), args).toLong() >= 0;
+    }
+
+    /** Creates the stream and the consumer group if either is missing (first start, or Redis lost them). */
+    public void ensureGroup() {
+        try {
+            streams.xgroupCreate(stream, GROUP, "0", new XGroupCreateArgs().mkstream());
+        } catch (RuntimeException e) {
+            if (e.getMessage() == null || !e.getMessage().contains("BUSYGROUP")) {
+                throw e;
+            }
+        }
+    }
+
+    /** Up to {@code count} new messages for {@code consumer}, waiting at most {@code block} for the first. */
+    public List<Message> read(String consumer, int count, Duration block) {
+        try {
+            return messages(streams.xreadgroup(GROUP, consumer, stream, ">",
+                    new XReadGroupArgs().count(count).block(block)));
+        } catch (RuntimeException e) {
+            if (e.getMessage() != null && e.getMessage().contains("NOGROUP")) {
+                LOG.info("the queue's consumer group is missing (Redis lost it?); creating it again");
+                ensureGroup();
+                return List.of();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Takes over, for {@code consumer}, messages that other consumers read but did not finish within
+     * {@code minIdle} (their replica died between reading and claiming).
+     */
+    public List<Message> reclaim(String consumer, Duration minIdle, int count) {
+        try {
+            return messages(streams.xautoclaim(stream, GROUP, consumer, minIdle, "0-0", count).getMessages());
+        } catch (RuntimeException e) {
+            if (e.getMessage() != null && e.getMessage().contains("NOGROUP")) {
+                return List.of();
+            }
+            throw e;
+        }
+    }
+
+    /** The message has been handled (its claim committed or was refused): acknowledge and delete it. */
+    public void done(Message message) {
+        streams.xack(stream, GROUP, message.id());
+        streams.xdel(stream, message.id());
+    }
+
+    /** Removes {@code consumer} from the group if it has no unfinished messages; true if it did. */
+    public boolean leave(String consumer) {
+        for (Response entry : redis.execute("XINFO", "CONSUMERS", stream, GROUP)) {
+            if (consumer.equals(entry.get("name").toString()) && entry.get("pending").toLong() > 0) {
+                return false;
+            }
+        }
+        streams.xgroupDelConsumer(stream, GROUP, consumer);
+        return true;
+    }
+
+    /** Messages in the stream (XLEN): pushed and not yet done. */
     public long depth() {
         return redis.execute("XLEN", stream).toLong();
     }
 
-    /** The consumers in the workers' group, one per replica that has read; none before the first read. */
+    /** The consumers in the workers' group, one per replica that has read. */
     public List<String> consumers() {
-        if (!redis.key().exists(stream)) {
-            return List.of();
-        }
         List<String> names = new ArrayList<>();
         try {
             for (Response consumer : redis.execute("XINFO", "CONSUMERS", stream, GROUP)) {
                 names.add(consumer.get("name").toString());
             }
         } catch (RuntimeException e) {
-            if (e.getMessage() == null || !e.getMessage().contains("NOGROUP")) {
+            if (e.getMessage() == null || !(e.getMessage().contains("NOGROUP") || e.getMessage().contains("no such key"))) {
                 throw e;
             }
         }
         return names;
+    }
+
+    private static List<Message> messages(List<StreamMessage<String, String, String>> entries) {
+        List<Message> messages = new ArrayList<>(entries.size());
+        for (StreamMessage<String, String, String> entry : entries) {
+            String task = entry.payload().get(TASK_FIELD);
+            if (task != null) {
+                messages.add(new Message(entry.id(), UUID.fromString(task)));
+            }
+        }
+        return messages;
     }
 }

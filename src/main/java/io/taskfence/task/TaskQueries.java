@@ -112,6 +112,19 @@ public class TaskQueries {
         }
     }
 
+    /** The newest fencing token PostgreSQL has accepted for {@code lock}; 0 if none yet. */
+    public long newestFence(String lock) {
+        try (Connection connection = db.getConnection();
+                PreparedStatement fence = connection.prepareStatement("select token from fences where name = ?")) {
+            fence.setString(1, lock);
+            try (ResultSet row = fence.executeQuery()) {
+                return row.next() ? row.getLong(1) : 0;
+            }
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
     /** A position in the newest-first order: the last task of a page. Opaque to clients. */
     private record Cursor(Instant createdAt, UUID id) {
 

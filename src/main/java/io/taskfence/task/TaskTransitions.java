@@ -104,7 +104,7 @@ public class TaskTransitions {
             try (PreparedStatement enqueue = connection.prepareStatement("with due as (select id, priority, run_at "
                     + "from tasks where status in ('PENDING', 'FAILED') and run_at <= now() "
                     + "order by priority desc, run_at limit ? for update skip locked), "
-                    + "moved as (update tasks set status = 'ENQUEUED', fence = ?, updated_at = now() from due "
+                    + "moved as (update tasks set status = 'ENQUEUED', fence = ?, enqueues = enqueues + 1, updated_at = now() from due "
                     + "where tasks.id = due.id and tasks.status in ('PENDING', 'FAILED') "
                     + "returning tasks.id, due.priority, due.run_at) "
                     + "select id from moved order by priority desc, run_at")) {

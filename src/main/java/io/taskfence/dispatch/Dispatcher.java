@@ -1,0 +1,112 @@
+package io.taskfence.dispatch;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.logging.Logger;
+
+import io.quarkus.scheduler.Scheduled;
+import io.taskfence.TaskfenceConfig;
+import io.taskfence.lock.FencedLease;
+import io.taskfence.lock.FencedLocks;
+import io.taskfence.lock.LockUnavailableException;
+import io.taskfence.queue.TaskQueue;
+import io.taskfence.task.StaleFenceException;
+import io.taskfence.task.TaskStoreException;
+import io.taskfence.task.TaskTransitions;
+
+/**
+ * Moves due tasks to the queue, on one replica at a time: under the dispatch lock, each batch goes
+ * PENDING/FAILED → ENQUEUED in one fenced transaction first, and is pushed to the stream second (a
+ * worker must never find a message whose row is not ENQUEUED yet). A crash between the two leaves rows
+ * ENQUEUED without messages; recovery returns them to PENDING.
+ */
+@ApplicationScoped
+public class Dispatcher {
+
+    private static final Logger LOG = Logger.getLogger(Dispatcher.class);
+
+    private final FencedLocks locks;
+    private final TaskTransitions transitions;
+    private final TaskQueue queue;
+    private final FenceRepair repair;
+    private final Duration lease;
+    private final Duration interval;
+    private final int batchSize;
+    private final boolean enabled;
+    private final ExecutorService nudges = Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().name("dispatch-nudge").daemon().factory());
+    private final AtomicBoolean nudgePending = new AtomicBoolean();
+
+    Dispatcher(FencedLocks locks, TaskTransitions transitions, TaskQueue queue, FenceRepair repair,
+            TaskfenceConfig config) {
+        this.locks = locks;
+        this.transitions = transitions;
+        this.queue = queue;
+        this.repair = repair;
+        this.lease = config.lock().lease();
+        this.interval = config.dispatch().interval();
+        this.batchSize = config.dispatch().batchSize();
+        this.enabled = config.dispatch().enabled();
+    }
+
+    @Scheduled(identity = "dispatch", every = "${taskfence.dispatch.interval}", delayed = "1s",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = DispatchDisabled.class)
+    void onTimer() {
+        runIfFree(Duration.ZERO);
+    }
+
+    /**
+     * Starts a run soon, because a task was just submitted: a task on an idle system then starts within
+     * milliseconds instead of at the next tick. Nudges coalesce: while one waits, more add nothing; if
+     * another replica holds the lock, the run waits (woken by its release) up to one interval.
+     */
+    public void nudge() {
+        if (enabled && nudgePending.compareAndSet(false, true)) {
+            nudges.execute(() -> {
+                nudgePending.set(false);
+                runIfFree(interval);
+            });
+        }
+    }
+
+    private void runIfFree(Duration waitAtMost) {
+        try {
+            locks.runExclusively(TaskQueue.DISPATCH_LOCK, lease, waitAtMost, this::dispatch);
+        } catch (LockUnavailableException | TaskStoreException e) {
+            LOG.warnf("dispatch skipped: %s", e.getMessage());
+        } catch (Exception e) {
+            LOG.error("dispatch failed", e);
+        }
+    }
+
+    /** Batches until none is due, the lease is lost, or a push is refused. */
+    void dispatch(FencedLease held) {
+        try {
+            while (held.isValid() && !Thread.currentThread().isInterrupted()) {
+                List<UUID> ids = transitions.enqueueDue(TaskQueue.DISPATCH_LOCK, held.token(), batchSize);
+                if (!ids.isEmpty() && !queue.push(held, ids)) {
+                    LOG.warnf("dispatch lost its lock between commit and push; %d tasks wait for recovery", ids.size());
+                    return;
+                }
+                if (ids.size() < batchSize) {
+                    return;
+                }
+            }
+        } catch (StaleFenceException refused) {
+            repair.afterRefusal(refused);
+        }
+    }
+
+    @PreDestroy
+    void close() {
+        nudges.shutdownNow();
+    }
+}

@@ -1,0 +1,39 @@
+package io.taskfence.dispatch;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.logging.Logger;
+
+import io.taskfence.lock.FencedLocks;
+import io.taskfence.task.StaleFenceException;
+import io.taskfence.task.TaskQueries;
+
+/**
+ * What a job does when PostgreSQL refuses its token (DESIGN section 3). Either a newer holder has
+ * written (this one is simply stale), or Redis lost the token counter and handed out a token below
+ * the fence; then the counter is raised to the fence, so that the next acquisition is accepted again.
+ */
+@ApplicationScoped
+class FenceRepair {
+
+    private static final Logger LOG = Logger.getLogger(FenceRepair.class);
+
+    private final FencedLocks locks;
+    private final TaskQueries queries;
+
+    FenceRepair(FencedLocks locks, TaskQueries queries) {
+        this.locks = locks;
+        this.queries = queries;
+    }
+
+    void afterRefusal(StaleFenceException refused) {
+        long fence = queries.newestFence(refused.lock());
+        if (locks.raiseCounter(refused.lock(), fence)) {
+            LOG.warnf("lock %s: token %d was refused by a fence at %d that Redis's counter was behind "
+                    + "(Redis lost its data?); raised the counter to %d", refused.lock(), refused.token(), fence, fence);
+        } else {
+            LOG.infof("lock %s: token %d was refused; a newer holder (fence %d) has written", refused.lock(),
+                    refused.token(), fence);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package io.taskfence.dispatch;
+
+import java.time.Duration;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.logging.Logger;
+
+import io.quarkus.scheduler.Scheduled;
+import io.taskfence.TaskfenceConfig;
+import io.taskfence.lock.CurrentLease;
+import io.taskfence.lock.Fenced;
+import io.taskfence.lock.FencedLease;
+import io.taskfence.task.StaleFenceException;
+import io.taskfence.task.TaskTransitions;
+
+/**
+ * Returns lost work to the cycle, on one replica at a time: ENQUEUED tasks whose message was lost go
+ * back to PENDING, and PROCESSING tasks whose worker stopped heartbeating count a failed attempt.
+ */
+@ApplicationScoped
+public class Recovery {
+
+    static final String LOCK = "recovery";
+    private static final Logger LOG = Logger.getLogger(Recovery.class);
+
+    private final TaskTransitions transitions;
+    private final CurrentLease current;
+    private final FenceRepair repair;
+    private final Duration enqueuedTimeout;
+    private final Duration backoffBase;
+    private final Duration backoffCap;
+
+    Recovery(TaskTransitions transitions, CurrentLease current, FenceRepair repair, TaskfenceConfig config) {
+        this.transitions = transitions;
+        this.current = current;
+        this.repair = repair;
+        this.enqueuedTimeout = config.recovery().enqueuedTimeout();
+        this.backoffBase = config.retry().backoffBase();
+        this.backoffCap = config.retry().backoffCap();
+    }
+
+    @Fenced(LOCK)
+    @Scheduled(identity = "recovery", every = "${taskfence.recovery.interval}", delayed = "5s",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = DispatchDisabled.class)
+    void recover() {
+        FencedLease held = current.get();
+        try {
+            int requeued = transitions.requeueStaleEnqueued(LOCK, held.token(), enqueuedTimeout);
+            int expired = transitions.failExpiredLeases(LOCK, held.token(), backoffBase, backoffCap);
+            if (requeued + expired > 0) {
+                LOG.infof("recovery: %d ENQUEUED tasks without a message back to PENDING, %d expired processing "
+                        + "leases failed", requeued, expired);
+            }
+        } catch (StaleFenceException refused) {
+            repair.afterRefusal(refused);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+package io.taskfence.worker;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+
+import org.jboss.logging.Logger;
+
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.taskfence.TaskfenceConfig;
+import io.taskfence.lock.LockSettings;
+import io.taskfence.queue.TaskQueue;
+import io.taskfence.queue.TaskQueue.Message;
+import io.taskfence.task.Claim;
+import io.taskfence.task.TaskHandlers;
+import io.taskfence.task.TaskTransitions;
+
+/**
+ * This replica's workers: one reader takes messages from the queue's consumer group as handler slots
+ * free up, and a bounded pool runs them ({@code taskfence.worker.concurrency} at once). Each message is
+ * claimed first (ENQUEUED → PROCESSING, one conditional update) and acknowledged once the claim has
+ * committed or been refused; only a won claim runs its handler.
+ */
+@ApplicationScoped
+public class Workers {
+
+    private static final Logger LOG = Logger.getLogger(Workers.class);
+    private static final Duration READ_BLOCK = Duration.ofSeconds(1);
+    private static final Duration RECLAIM_EVERY = Duration.ofSeconds(15);
+
+    private final TaskQueue queue;
+    private final TaskTransitions transitions;
+    private final TaskHandlers handlers;
+    private final TaskfenceConfig config;
+    private final String consumer;
+    private final Semaphore slots;
+    private final Set<Attempt> running = ConcurrentHashMap.newKeySet();
+    private ExecutorService pool;
+    private ScheduledExecutorService heartbeats;
+    private Thread reader;
+    private volatile boolean stopping;
+
+    Workers(TaskQueue queue, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
+            LockSettings settings) {
+        this.queue = queue;
+        this.transitions = transitions;
+        this.handlers = handlers;
+        this.config = config;
+        this.consumer = settings.replicaId() + "/" + UUID.randomUUID().toString().substring(0, 8);
+        this.slots = new Semaphore(config.worker().concurrency());
+    }
+
+    void start(@Observes StartupEvent started) {
+        if (!config.worker().enabled()) {
+            return;
+        }
+        pool = Executors.newFixedThreadPool(config.worker().concurrency(), Thread.ofPlatform().name("task-", 0).factory());
+        heartbeats = Executors.newScheduledThreadPool(1, Thread.ofPlatform().name("task-heartbeat").daemon().factory());
+        reader = Thread.ofPlatform().name("task-reader").start(this::readUntilStopped);
+        LOG.infof("workers started: consumer %s, %d at once", consumer, config.worker().concurrency());
+    }
+
+    private void readUntilStopped() {
+        long nextReclaim = System.nanoTime();
+        boolean groupReady = false;
+        while (!stopping) {
+            try {
+                if (!groupReady) {
+                    queue.ensureGroup();
+                    groupReady = true;
+                }
+                slots.acquire();
+                int free = 1 + slots.drainPermits();
+                List<Message> messages = List.of();
+                try {
+                    if (System.nanoTime() - nextReclaim >= 0) {
+                        messages = queue.reclaim(consumer, config.worker().lease(), free);
+                        nextReclaim = System.nanoTime() + RECLAIM_EVERY.toNanos();
+                    } else {
+                        messages = queue.read(consumer, free, READ_BLOCK);
+                    }
+                } finally {
+                    slots.release(free - messages.size()); // the slots no message took
+                }
+                for (Message message : messages) {
+                    pool.execute(() -> runThenFreeSlot(message));
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                groupReady = false;
+                LOG.warnf("reading the queue failed: %s; trying again shortly", e.getMessage());
+                sleepQuietly(READ_BLOCK);
+            }
+        }
+    }
+
+    private void runThenFreeSlot(Message message) {
+        try {
+            run(message);
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "task %s: the worker failed; its lease will expire and recovery will retry it", message.taskId());
+        } finally {
+            slots.release();
+        }
+    }
+
+    private void run(Message message) {
+        if (stopping) {
+            return; // not claimed: the message stays pending, and another replica reclaims it
+        }
+        Optional<Claim> claimed = transitions.claim(message.taskId(), consumer + "/" + UUID.randomUUID(),
+                config.worker().lease());
+        queue.done(message);
+        if (claimed.isEmpty()) {
+            return; // cancelled, or another worker had it: a normal outcome
+        }
+        Attempt attempt = new Attempt(claimed.get(), transitions, handlers, config);
+        running.add(attempt);
+        try {
+            attempt.run(heartbeats);
+        } finally {
+            running.remove(attempt);
+        }
+    }
+
+    /** Stops claiming, lets running handlers finish within the drain time-out, hands the rest back. */
+    void stop(@Observes ShutdownEvent shutdown) {
+        if (reader == null) {
+            return;
+        }
+        stopping = true;
+        reader.interrupt();
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(config.worker().drainTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warnf("%d handlers still running after %s; handing their tasks back", running.size(),
+                        config.worker().drainTimeout());
+                running.forEach(Attempt::handBack);
+                pool.shutdownNow();
+                pool.awaitTermination(5, TimeUnit.SECONDS);
+            }
+            reader.join(READ_BLOCK.plusSeconds(5).toMillis());
+            if (!queue.leave(consumer)) {
+                LOG.infof("consumer %s leaves unfinished messages; another replica reclaims them", consumer);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.warnf("leaving the queue's consumer group failed: %s", e.getMessage());
+        } finally {
+            heartbeats.shutdownNow();
+        }
+    }
+
+    private static void sleepQuietly(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
