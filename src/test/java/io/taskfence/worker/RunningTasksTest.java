@@ -94,10 +94,13 @@ class RunningTasksTest {
     void everyTaskStillFinishesAfterRedisLosesAllOfThisDeploymentsKeys() throws Exception {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
-            ids.add(submit("sleep", JsonNodeFactory.instance.objectNode().put("ms", 20), 5).toString());
+            ids.add(submit("sleep", JsonNodeFactory.instance.objectNode().put("ms", 100), 5).toString());
         }
-        Thread.sleep(500); // some are done, some enqueued, some running
+        Thread.sleep(1_000); // some are done, some enqueued, some running (200 x 100 ms on 8 workers takes 2.5 s)
+        long unfinished = ids.stream().filter(id -> queries.find(UUID.fromString(id)).orElseThrow().status()
+                != TaskStatus.SUCCEEDED).count();
         forgetAllKeys(); // as FLUSHDB would, for this deployment's keys only (other test runs share the server)
+        assertTrue(unfinished > 0, "every task had finished before Redis lost its keys: the test proves nothing");
 
         awaitAll(ids, TaskStatus.SUCCEEDED, Duration.ofSeconds(90));
         long fence = queries.newestFence("dispatch");
