@@ -18,6 +18,7 @@ import io.taskfence.lock.FencedLease;
 import io.taskfence.lock.FencedLocks;
 import io.taskfence.lock.LockUnavailableException;
 import io.taskfence.queue.TaskQueue;
+import io.taskfence.task.FenceToken;
 import io.taskfence.task.StaleFenceException;
 import io.taskfence.task.TaskStoreException;
 import io.taskfence.task.TaskTransitions;
@@ -89,9 +90,10 @@ public class Dispatcher {
 
     /** Batches until none is due, the lease is lost, or a push is refused. */
     void dispatch(FencedLease held) {
+        FenceToken fence = new FenceToken(TaskQueue.DISPATCH_LOCK, held.token(), held.holder());
         try {
             while (held.isValid() && !Thread.currentThread().isInterrupted()) {
-                List<UUID> ids = transitions.enqueueDue(TaskQueue.DISPATCH_LOCK, held.token(), batchSize);
+                List<UUID> ids = transitions.enqueueDue(fence, batchSize);
                 if (!ids.isEmpty() && !queue.push(held, ids)) {
                     LOG.warnf("dispatch lost its lock between commit and push; %d tasks wait for recovery", ids.size());
                     return;

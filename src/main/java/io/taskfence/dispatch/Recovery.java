@@ -11,6 +11,7 @@ import io.taskfence.TaskfenceConfig;
 import io.taskfence.lock.CurrentLease;
 import io.taskfence.lock.Fenced;
 import io.taskfence.lock.FencedLease;
+import io.taskfence.task.FenceToken;
 import io.taskfence.task.StaleFenceException;
 import io.taskfence.task.TaskTransitions;
 
@@ -46,8 +47,9 @@ public class Recovery {
     void recover() {
         FencedLease held = current.get();
         try {
-            int requeued = transitions.requeueStaleEnqueued(LOCK, held.token(), enqueuedTimeout);
-            int expired = transitions.failExpiredLeases(LOCK, held.token(), backoffBase, backoffCap);
+            FenceToken fence = new FenceToken(LOCK, held.token(), held.holder());
+            int requeued = transitions.requeueStaleEnqueued(fence, enqueuedTimeout);
+            int expired = transitions.failExpiredLeases(fence, backoffBase, backoffCap);
             if (requeued + expired > 0) {
                 LOG.infof("recovery: %d ENQUEUED tasks without a message back to PENDING, %d expired processing "
                         + "leases failed", requeued, expired);

@@ -11,16 +11,20 @@ final class Fences {
     }
 
     /**
-     * Records {@code token} as the newest token of {@code lock}, unless a newer one was recorded before.
-     * The row lock it takes serialises overlapping holders until this transaction ends.
+     * Records the token as the newest of its lock, unless a newer one was recorded before, or the same
+     * number by another holder. The row lock it takes serialises overlapping holders until this
+     * transaction ends.
      *
-     * @return false if a newer token has written: the caller must roll back
+     * @return false if the token is refused: the caller must roll back
      */
-    static boolean advance(Connection connection, String lock, long token) throws SQLException {
-        try (PreparedStatement fence = connection.prepareStatement("insert into fences (name, token) values (?, ?) "
-                + "on conflict (name) do update set token = excluded.token where fences.token <= excluded.token")) {
-            fence.setString(1, lock);
-            fence.setLong(2, token);
+    static boolean advance(Connection connection, FenceToken token) throws SQLException {
+        try (PreparedStatement fence = connection.prepareStatement("insert into fences (name, token, holder) "
+                + "values (?, ?, ?) on conflict (name) do update set token = excluded.token, holder = excluded.holder "
+                + "where fences.token < excluded.token "
+                + "or (fences.token = excluded.token and fences.holder is not distinct from excluded.holder)")) {
+            fence.setString(1, token.lock());
+            fence.setLong(2, token.token());
+            fence.setString(3, token.holder());
             return fence.executeUpdate() == 1;
         }
     }

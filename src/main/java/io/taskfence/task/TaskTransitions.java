@@ -97,10 +97,10 @@ public class TaskTransitions {
      * first, in one fenced transaction. Rows another transaction has locked are skipped, not waited for.
      *
      * @return the ids moved, in the order to push them to the queue
-     * @throws StaleFenceException if a newer holder of {@code lock} has written; nothing was moved
+     * @throws StaleFenceException if PostgreSQL refused the token; nothing was moved
      */
-    public List<UUID> enqueueDue(String lock, long token, int limit) {
-        return fenced(lock, token, connection -> {
+    public List<UUID> enqueueDue(FenceToken fence, int limit) {
+        return fenced(fence, connection -> {
             try (PreparedStatement enqueue = connection.prepareStatement("with due as (select id, priority, run_at "
                     + "from tasks where status in ('PENDING', 'FAILED') and run_at <= now() "
                     + "order by priority desc, run_at limit ? for update skip locked), "
@@ -109,7 +109,7 @@ public class TaskTransitions {
                     + "returning tasks.id, due.priority, due.run_at) "
                     + "select id from moved order by priority desc, run_at")) {
                 enqueue.setInt(1, limit);
-                enqueue.setLong(2, token);
+                enqueue.setLong(2, fence.token());
                 List<UUID> ids = new ArrayList<>();
                 try (ResultSet moved = enqueue.executeQuery()) {
                     while (moved.next()) {
@@ -210,10 +210,10 @@ public class TaskTransitions {
      * commit and push, or Redis lost the stream). One fenced statement.
      *
      * @return how many tasks went back to PENDING
-     * @throws StaleFenceException if a newer holder of {@code lock} has written; nothing was changed
+     * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
-    public int requeueStaleEnqueued(String lock, long token, Duration timeout) {
-        return fenced(lock, token, connection -> {
+    public int requeueStaleEnqueued(FenceToken fence, Duration timeout) {
+        return fenced(fence, connection -> {
             try (PreparedStatement requeue = connection.prepareStatement("update tasks set status = 'PENDING', "
                     + "updated_at = now() where status = 'ENQUEUED' "
                     + "and updated_at < now() - ? * interval '1 millisecond'")) {
@@ -228,10 +228,10 @@ public class TaskTransitions {
      * the last attempt: the lapsed attempt counts. One fenced statement.
      *
      * @return how many tasks were recovered
-     * @throws StaleFenceException if a newer holder of {@code lock} has written; nothing was changed
+     * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
-    public int failExpiredLeases(String lock, long token, Duration backoffBase, Duration backoffCap) {
-        return fenced(lock, token, connection -> {
+    public int failExpiredLeases(FenceToken fence, Duration backoffBase, Duration backoffCap) {
+        return fenced(fence, connection -> {
             try (PreparedStatement recover = connection.prepareStatement("update tasks set status = case when "
                     + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + BACKOFF + ", "
                     + "last_error = 'processing lease expired: worker ' || coalesce(worker, '?') || ' stopped', "
@@ -264,12 +264,12 @@ public class TaskTransitions {
     }
 
     /** Runs {@code work} in one transaction after the fence check; rolls back if either refuses or fails. */
-    private <T> T fenced(String lock, long token, Work<T> work) {
+    private <T> T fenced(FenceToken fence, Work<T> work) {
         return inConnection(connection -> {
             connection.setAutoCommit(false);
             try {
-                if (!Fences.advance(connection, lock, token)) {
-                    throw new StaleFenceException(lock, token);
+                if (!Fences.advance(connection, fence)) {
+                    throw new StaleFenceException(fence.lock(), fence.token());
                 }
                 T result = work.in(connection);
                 connection.commit();

@@ -30,6 +30,11 @@ public class TaskFixtures {
         this.db = db;
     }
 
+    /** A fence token whose holder is named after the token: one holder per token number. */
+    public static FenceToken fence(String lock, long token) {
+        return new FenceToken(lock, token, "holder:" + token);
+    }
+
     public Task pending() {
         return pending(5, null);
     }
@@ -41,7 +46,7 @@ public class TaskFixtures {
 
     /** Moves the given PENDING tasks (and any other due ones) to ENQUEUED under a lock of its own. */
     public void enqueue(List<UUID> ids) {
-        List<UUID> moved = new ArrayList<>(transitions.enqueueDue("fixture-" + UUID.randomUUID(), 1, 100_000));
+        List<UUID> moved = new ArrayList<>(transitions.enqueueDue(TaskFixtures.fence("fixture-" + UUID.randomUUID(), 1), 100_000));
         if (!moved.containsAll(ids)) {
             throw new IllegalStateException("fixture tasks were not due: " + ids);
         }

@@ -76,17 +76,22 @@ class TaskTransitionsTest {
         Task high = submit(900, null);
         Task later = submit(1000, Instant.now().plus(Duration.ofHours(1)));
 
-        List<UUID> moved = transitions.enqueueDue(lock, 7, 100_000);
+        List<UUID> moved = transitions.enqueueDue(TaskFixtures.fence(lock, 7), 100_000);
         assertTrue(moved.indexOf(high.id()) < moved.indexOf(low.id()), "higher priority goes first: " + moved);
         assertFalse(moved.contains(later.id()), "a task not yet due was enqueued");
         assertEquals(TaskStatus.ENQUEUED, status(high.id()));
 
         Task another = submit(0, null);
-        StaleFenceException refused = assertThrows(StaleFenceException.class, () -> transitions.enqueueDue(lock, 6, 100));
+        StaleFenceException refused = assertThrows(StaleFenceException.class, () -> transitions.enqueueDue(TaskFixtures.fence(lock, 6), 100));
         assertEquals(6, refused.token());
         assertEquals(TaskStatus.PENDING, status(another.id()), "a refused run moved a task");
-        assertTrue(transitions.enqueueDue(lock, 7, 100_000).contains(another.id()), "the same token may write again");
-        assertEquals(0, transitions.enqueueDue(lock, 8, 100_000).stream().filter(moved::contains).count(),
+        assertTrue(transitions.enqueueDue(TaskFixtures.fence(lock, 7), 100_000).contains(another.id()), "the same token may write again");
+        Task afterLoss = submit(0, null);
+        assertThrows(StaleFenceException.class,
+                () -> transitions.enqueueDue(new FenceToken(lock, 7, "a new holder given token 7 again:7"), 100),
+                "Redis lost its counter and gave token 7 to another holder: its writes must be refused");
+        assertEquals(TaskStatus.PENDING, status(afterLoss.id()));
+        assertEquals(0, transitions.enqueueDue(TaskFixtures.fence(lock, 8), 100_000).stream().filter(moved::contains).count(),
                 "an ENQUEUED task was enqueued twice");
     }
 
@@ -163,12 +168,12 @@ class TaskTransitionsTest {
         UUID fresh = fixtures.enqueued();
         fixtures.age(stale, Duration.ofMinutes(2));
 
-        assertTrue(transitions.requeueStaleEnqueued(lock, 3, Duration.ofMinutes(1)) >= 1);
+        assertTrue(transitions.requeueStaleEnqueued(TaskFixtures.fence(lock, 3), Duration.ofMinutes(1)) >= 1);
         assertEquals(TaskStatus.PENDING, status(stale));
         assertEquals(TaskStatus.ENQUEUED, status(fresh));
 
         fixtures.age(fresh, Duration.ofMinutes(2));
-        assertThrows(StaleFenceException.class, () -> transitions.requeueStaleEnqueued(lock, 2, Duration.ofMinutes(1)));
+        assertThrows(StaleFenceException.class, () -> transitions.requeueStaleEnqueued(TaskFixtures.fence(lock, 2), Duration.ofMinutes(1)));
         assertEquals(TaskStatus.ENQUEUED, status(fresh), "a refused recovery changed a task");
     }
 
@@ -180,13 +185,13 @@ class TaskTransitionsTest {
         fixtures.age(lapsed.taskId(), TaskFixtures.LEASE.plusSeconds(1));
         fixtures.age(lastChance.taskId(), TaskFixtures.LEASE.plusSeconds(1));
 
-        assertTrue(transitions.failExpiredLeases(lock, 1, BASE, CAP) >= 2);
+        assertTrue(transitions.failExpiredLeases(TaskFixtures.fence(lock, 1), BASE, CAP) >= 2);
         Task failed = queries.find(lapsed.taskId()).orElseThrow();
         assertEquals(TaskStatus.FAILED, failed.status());
         assertTrue(failed.lastError().contains(lapsed.claimId()), failed.lastError());
         assertEquals(TaskStatus.DEAD, status(lastChance.taskId()));
         assertFalse(transitions.complete(lapsed, null), "the worker whose lease lapsed completed the task");
-        assertThrows(StaleFenceException.class, () -> transitions.failExpiredLeases(lock, 0, BASE, CAP));
+        assertThrows(StaleFenceException.class, () -> transitions.failExpiredLeases(TaskFixtures.fence(lock, 0), BASE, CAP));
     }
 
     private Task submit(int priority, Instant runAt) {

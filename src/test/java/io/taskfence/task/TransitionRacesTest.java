@@ -115,11 +115,11 @@ class TransitionRacesTest {
                 }
             } else {
                 for (int round = 0; round < 20; round++) {
-                    transitions.failExpiredLeases(lock, 1, BASE, CAP);
+                    transitions.failExpiredLeases(TaskFixtures.fence(lock, 1), BASE, CAP);
                 }
             }
         });
-        transitions.failExpiredLeases(lock, 1, BASE, CAP); // whatever the racers left
+        transitions.failExpiredLeases(TaskFixtures.fence(lock, 1), BASE, CAP); // whatever the racers left
 
         for (Claim claim : claims) {
             TaskStatus status = queries.find(claim.taskId()).orElseThrow().status();
@@ -142,13 +142,13 @@ class TransitionRacesTest {
             long token = 100 + racer; // racer 1 is the newer holder
             for (int round = 0; round < 20; round++) {
                 try {
-                    batches.add(transitions.enqueueDue(lock, token, 10));
+                    batches.add(transitions.enqueueDue(TaskFixtures.fence(lock, token), 10));
                 } catch (StaleFenceException e) {
                     refusals.incrementAndGet();
                 }
             }
         });
-        batches.add(transitions.enqueueDue(lock, 101, 100_000));
+        batches.add(transitions.enqueueDue(TaskFixtures.fence(lock, 101), 100_000));
 
         Set<UUID> seen = new HashSet<>();
         for (List<UUID> batch : batches) {
@@ -157,7 +157,7 @@ class TransitionRacesTest {
             }
         }
         assertTrue(seen.containsAll(mine), "a due task was never enqueued");
-        assertThrows(StaleFenceException.class, () -> transitions.enqueueDue(lock, 100, 10),
+        assertThrows(StaleFenceException.class, () -> transitions.enqueueDue(TaskFixtures.fence(lock, 100), 10),
                 "the older token still writes after the newer one did");
         System.out.printf("older dispatcher refused %d times during the race%n", refusals.get());
     }
