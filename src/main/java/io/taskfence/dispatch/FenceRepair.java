@@ -4,6 +4,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.taskfence.lock.FencedLocks;
 import io.taskfence.task.StaleFenceException;
 import io.taskfence.task.TaskQueries;
@@ -20,15 +21,19 @@ class FenceRepair {
 
     private final FencedLocks locks;
     private final TaskQueries queries;
+    private final MeterRegistry metrics;
 
-    FenceRepair(FencedLocks locks, TaskQueries queries) {
+    FenceRepair(FencedLocks locks, TaskQueries queries, MeterRegistry metrics) {
         this.locks = locks;
         this.queries = queries;
+        this.metrics = metrics;
     }
 
     void afterRefusal(StaleFenceException refused) {
+        metrics.counter("taskfence.fence.refusals", "lock", refused.lock()).increment();
         long fence = queries.newestFence(refused.lock());
         if (locks.raiseCounter(refused.lock(), fence)) {
+            metrics.counter("taskfence.fence.repairs", "lock", refused.lock()).increment();
             LOG.warnf("lock %s: token %d was refused by a fence at %d that Redis's counter was behind "
                     + "(Redis lost its data?); raised the counter to %d", refused.lock(), refused.token(), fence, fence);
         } else {

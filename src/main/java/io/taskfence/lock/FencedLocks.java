@@ -19,6 +19,7 @@ import jakarta.inject.Inject;
 
 import org.jboss.logging.Logger;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
 
 /**
@@ -37,19 +38,23 @@ public class FencedLocks {
     private final ReleaseSignals releases;
     private final ScheduledExecutorService watchdogTimer;
     private final RedisDataSource redis;
+    private final MeterRegistry metrics;
     /** Names this replica has asked for: the ones whose holders {@link #holders()} reports. */
     private final Set<String> names = new ConcurrentSkipListSet<>();
 
+    /** {@code metrics} counts acquisitions, refusals and losses per lock ({@code taskfence_lock_*_total}). */
     @Inject
-    public FencedLocks(RedisDataSource redis, LockSettings settings) {
-        this(redis, settings, Executors.newScheduledThreadPool(2,
+    public FencedLocks(RedisDataSource redis, LockSettings settings, MeterRegistry metrics) {
+        this(redis, settings, metrics, Executors.newScheduledThreadPool(2,
                 Thread.ofPlatform().name("lock-watchdog-", 0).daemon().factory()));
     }
 
     /** For a caller that schedules the watchdog's renewals itself. */
-    FencedLocks(RedisDataSource redis, LockSettings settings, ScheduledExecutorService watchdogTimer) {
+    FencedLocks(RedisDataSource redis, LockSettings settings, MeterRegistry metrics,
+            ScheduledExecutorService watchdogTimer) {
         this.settings = settings;
         this.redis = redis;
+        this.metrics = metrics;
         this.scripts = new LockScripts(redis);
         this.releases = new ReleaseSignals(redis.getReactive().getRedis(), LockKeys.releaseChannel(settings.keyPrefix()));
         this.watchdogTimer = watchdogTimer;
@@ -78,10 +83,12 @@ public class FencedLocks {
             long sentAt = System.nanoTime();
             LockScripts.AcquireReply reply = scripts.acquire(keys, owner, lease.toMillis());
             if (reply.acquired()) {
+                count("taskfence.lock.acquisitions", name);
                 return Optional.of(new FencedLease(keys, owner, reply.token(), lease, sentAt, scripts));
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
+                count("taskfence.lock.refusals", name);
                 return Optional.empty();
             }
             releases.subscribeIfNeeded();
@@ -119,6 +126,7 @@ public class FencedLocks {
         }
         FencedLease held = acquired.get();
         LeaseWatchdog watchdog = null;
+        boolean heldToTheEnd = true;
         try {
             watchdog = LeaseWatchdog.guardCurrentThread(held, watchdogTimer);
             job.run(held);
@@ -131,9 +139,21 @@ public class FencedLocks {
             if (watchdog != null) {
                 watchdog.close();
             }
-            releaseQuietly(held);
+            heldToTheEnd = held.released() || releaseQuietly(held);
         }
-        return watchdog.lost() ? RunOutcome.LEASE_LOST : RunOutcome.COMPLETED;
+        if (!watchdog.lost() && !heldToTheEnd) {
+            // The job ended before the watchdog noticed (e.g. the whole replica was paused past the lease).
+            LOG.warnf("lock %s (token %d) was lost: another holder had it when the job ended", name, held.token());
+        }
+        if (watchdog.lost() || !heldToTheEnd) {
+            count("taskfence.lock.losses", name);
+            return RunOutcome.LEASE_LOST;
+        }
+        return RunOutcome.COMPLETED;
+    }
+
+    private void count(String counter, String lock) {
+        metrics.counter(counter, "lock", lock).increment();
     }
 
     /**
@@ -173,12 +193,14 @@ public class FencedLocks {
         return holders;
     }
 
-    private static void releaseQuietly(FencedLease lease) {
+    /** Releases the lease; false if the lock was no longer this lease's, true if released (or unknown). */
+    private static boolean releaseQuietly(FencedLease lease) {
         try {
-            lease.release();
+            return lease.release();
         } catch (LockUnavailableException e) {
             LOG.warnf("could not release lock %s (token %d); it ends with its lease: %s", lease.name(),
                     lease.token(), e.getMessage());
+            return true;
         }
     }
 

@@ -116,9 +116,26 @@ public class TaskTransitions {
                         ids.add(moved.getObject(1, UUID.class));
                     }
                 }
+                if (!ids.isEmpty()) {
+                    logDispatch(connection, fence, ids.size());
+                }
                 return ids;
             }
         });
+    }
+
+    /** Records the batch in {@code dispatch_log} (same transaction), and forgets batches older than a day. */
+    private static void logDispatch(Connection connection, FenceToken fence, int tasks) throws SQLException {
+        try (PreparedStatement log = connection.prepareStatement(
+                "insert into dispatch_log (token, holder, tasks) values (?, ?, ?)");
+                PreparedStatement prune = connection.prepareStatement(
+                        "delete from dispatch_log where at < now() - interval '1 day'")) {
+            log.setLong(1, fence.token());
+            log.setString(2, fence.holder());
+            log.setInt(3, tasks);
+            log.executeUpdate();
+            prune.executeUpdate();
+        }
     }
 
     /**

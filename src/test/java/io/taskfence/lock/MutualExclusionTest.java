@@ -20,6 +20,7 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.testing.TestServers;
@@ -40,6 +41,8 @@ class MutualExclusionTest {
     RedisDataSource redis;
     @Inject
     LockSettings settings;
+    @Inject
+    MeterRegistry metrics;
 
     @Test
     void sixteenThreadsNeverOverlapAndTokensRiseInAcquisitionOrder() throws Exception {
@@ -49,7 +52,7 @@ class MutualExclusionTest {
         List<FencedLocks> replicas = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             replicas.add(new FencedLocks(redis, new LockSettings(settings.keyPrefix(), "replica-" + i,
-                    settings.defaultLease())));
+                    settings.defaultLease()), metrics));
         }
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();

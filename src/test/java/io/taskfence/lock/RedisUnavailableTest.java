@@ -10,6 +10,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.redis.client.RedisClientName;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.quarkus.test.junit.QuarkusTest;
@@ -32,6 +33,8 @@ class RedisUnavailableTest {
     RedisDataSource refused;
     @Inject
     LockSettings settings;
+    @Inject
+    MeterRegistry metrics;
 
     @Test
     void aServerThatNeverAnswersFailsTheAcquireWithinTheTimeout() {
@@ -46,7 +49,7 @@ class RedisUnavailableTest {
     }
 
     private void assertFailsInTime(RedisDataSource unreachable, Duration waitAtMost) {
-        FencedLocks locks = new FencedLocks(unreachable, settings);
+        FencedLocks locks = new FencedLocks(unreachable, settings, metrics);
         try {
             long start = System.nanoTime();
             LockUnavailableException failure = assertThrows(LockUnavailableException.class,

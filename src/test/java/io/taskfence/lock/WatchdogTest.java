@@ -19,6 +19,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.redis.client.RedisClientName;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.testing.TestServers;
@@ -40,6 +41,8 @@ class WatchdogTest {
     RedisDataSource silent;
     @Inject
     LockSettings settings;
+    @Inject
+    MeterRegistry metrics;
 
     @Test
     void aJobFourTimesLongerThanItsLeaseKeepsTheLockThroughout() throws Exception {
@@ -71,7 +74,7 @@ class WatchdogTest {
         // The paused replica: its watchdog runs on one thread that the test can stall, as a GC pause would.
         ScheduledExecutorService pausable = Executors.newSingleThreadScheduledExecutor();
         FencedLocks pausedReplica = new FencedLocks(redis, new LockSettings(settings.keyPrefix(), "paused",
-                settings.defaultLease()), pausable);
+                settings.defaultLease()), metrics, pausable);
         AtomicReference<FencedLease> pausedLease = new AtomicReference<>();
         AtomicBoolean interrupted = new AtomicBoolean();
         CountDownLatch running = new CountDownLatch(1);

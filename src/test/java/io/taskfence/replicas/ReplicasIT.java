@@ -1,0 +1,407 @@
+package io.taskfence.replicas;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import io.taskfence.replicas.ReplicaCluster.Replica;
+
+/**
+ * The service as it runs in production: three replicas of the packaged application, separate processes on
+ * separate ports, against one PostgreSQL schema and one Redis. Each test kills, pauses or cuts off part of
+ * the cluster and then checks what users rely on: every task finishes, none is dispatched or run twice
+ * without cause, one dispatcher writes at a time with rising tokens, and every status change the replicas
+ * made is an edge of the state machine (recorded by a trigger, so none is missed between two looks).
+ */
+class ReplicasIT {
+
+    private static final Pattern UUID_IN_JSON = Pattern.compile("\"id\":\"([0-9a-f-]{36})\"");
+
+    @Test
+    void twoThousandNoopTasksRunOnceEachSharedByAllReplicasUnderOneDispatcherAtATime() throws Exception {
+        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of("TASKFENCE_DISPATCH_BATCH_SIZE", "100"))) {
+            List<UUID> ids = submit(cluster, cluster.replicas(), 2000, i -> "{\"type\":\"noop\",\"payload\":{\"n\":" + i + "}}");
+
+            awaitStatus(cluster, ids, "SUCCEEDED", Duration.ofSeconds(120));
+            assertEquals(Map.of(1, 2000L), countBy(cluster, "attempt", ids), "attempts per task");
+            assertEquals(Map.of(1, 2000L), countBy(cluster, "enqueues", ids), "times each task was pushed to the queue");
+            Set<String> ranOn = replicasIn(cluster, "select distinct worker from tasks");
+            assertTrue(ranOn.size() >= 2, "the work was shared, but only " + ranOn + " ran tasks");
+            Set<String> dispatchers = assertOneDispatcherAtATime(cluster, 2000);
+            System.out.printf("%s: tasks ran on %s; dispatched by %s%n", cluster, ranOn, dispatchers);
+            assertTransitionsAreEdges(cluster);
+        }
+    }
+
+    @Test
+    void flakyTasksSucceedAfterTheirFailuresAndExhaustedOnesAreDeadWithTheirLastError() throws Exception {
+        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
+            List<UUID> recovering = submit(cluster, cluster.replicas(), 20,
+                    i -> "{\"type\":\"flaky\",\"payload\":{\"failTimes\":2},\"maxAttempts\":5}");
+            List<UUID> exhausted = submit(cluster, cluster.replicas(), 20,
+                    i -> "{\"type\":\"flaky\",\"payload\":{\"failTimes\":9},\"maxAttempts\":3}");
+
+            awaitStatus(cluster, recovering, "SUCCEEDED", Duration.ofSeconds(90));
+            awaitStatus(cluster, exhausted, "DEAD", Duration.ofSeconds(90));
+            assertEquals(Map.of(3, 20L), countBy(cluster, "attempt", recovering));
+            assertEquals(Map.of(3, 20L), countBy(cluster, "attempt", exhausted));
+            assertEquals(Map.of("flaky: attempt 3 of 9 planned failures", 20L), countBy(cluster, "last_error", exhausted));
+            assertTransitionsAreEdges(cluster);
+        }
+    }
+
+    @Test
+    void killingAReplicaMidRunLosesNoTaskAndOnlyTheTasksItHeldRunTwice() throws Exception {
+        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
+            List<UUID> ids = submit(cluster, cluster.replicas(), 500, i -> "{\"type\":\"sleep\",\"payload\":{\"ms\":1000}}");
+            Replica victim = cluster.replica("replica-2");
+            awaitTrue("replica-2 is running tasks", Duration.ofSeconds(60),
+                    () -> count(cluster, "select count(*) from tasks where status = 'PROCESSING' and worker like ?",
+                            "replica-2/%") >= 4);
+
+            cluster.signal(victim, "KILL");
+            victim.process().waitFor();
+            // Dead, it can change nothing more: what is PROCESSING under its name now is exactly what it held.
+            List<UUID> held = uuids(cluster, "select id from tasks where status = 'PROCESSING' and worker like ?",
+                    "replica-2/%");
+            assertFalse(held.isEmpty(), "replica-2 held no task when it died: the test proves nothing");
+
+            awaitStatus(cluster, ids, "SUCCEEDED", Duration.ofSeconds(180));
+            assertEquals(Map.of(2, (long) held.size()), countBy(cluster, "attempt", held), "the tasks replica-2 held");
+            List<UUID> others = new ArrayList<>(ids);
+            others.removeAll(held);
+            assertEquals(Map.of(1, (long) others.size()), countBy(cluster, "attempt", others), "every other task");
+            assertTransitionsAreEdges(cluster);
+        }
+    }
+
+    @Test
+    void aDispatcherPausedPastItsLeaseIsReplacedAndDoesNoHarmWhenItWakes() throws Exception {
+        // Small batches make a dispatch run long enough to catch its replica holding the lock.
+        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of("TASKFENCE_DISPATCH_BATCH_SIZE", "5"))) {
+            String lockKey = cluster.key("lock:{dispatch}");
+            List<UUID> ids = new ArrayList<>();
+            Replica paused = null;
+            String pausedHolder = null;
+            for (int round = 0; round < 20 && paused == null; round++) {
+                // Due together in a moment, so that one run has a long way to go.
+                String runAt = "\"runAt\":\"" + java.time.Instant.now().plusSeconds(2) + "\"";
+                ids.addAll(submit(cluster, cluster.replicas(), 1000,
+                        i -> "{\"type\":\"noop\",\"payload\":{}," + runAt + "}"));
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (paused == null && System.nanoTime() < deadline) {
+                    String holder = cluster.redis("get", lockKey);
+                    if (holder.isEmpty()) {
+                        continue;
+                    }
+                    Replica candidate = cluster.replica(holder.substring(0, holder.indexOf('/')));
+                    cluster.signal(candidate, "STOP");
+                    if (holder.equals(cluster.redis("get", lockKey))) {
+                        paused = candidate; // stopped while it holds the lock, in the middle of a run
+                        pausedHolder = holder;
+                    } else {
+                        cluster.signal(candidate, "CONT");
+                    }
+                }
+            }
+            assertTrue(paused != null, "never caught a replica holding the dispatch lock");
+            String stale = pausedHolder;
+            long pausedToken = Long.parseLong(stale.substring(stale.lastIndexOf(':') + 1));
+
+            // Paused for longer than the 2 s lease: another replica must take over with a newer token.
+            String successor = awaitValue("another replica holds the dispatch lock", Duration.ofSeconds(20), () -> {
+                String holder = cluster.redis("get", lockKey);
+                return !holder.isEmpty() && !holder.equals(stale) ? holder : null;
+            });
+            Thread.sleep(3_000); // and dispatches for a while before the paused one wakes
+            long successorToken = Long.parseLong(successor.substring(successor.lastIndexOf(':') + 1));
+            assertTrue(successorToken > pausedToken, "successor token " + successorToken + " after " + pausedToken);
+            assertFalse(successor.startsWith(paused.id() + "/"), "the paused replica cannot have taken it again");
+            cluster.signal(paused, "CONT");
+
+            awaitStatus(cluster, ids, "SUCCEEDED", Duration.ofSeconds(180));
+            Replica woken = paused;
+            double losses = awaitValue("the woken replica reports its lease lost", Duration.ofSeconds(20), () -> {
+                double reported = metric(cluster, woken, "taskfence_lock_losses_total{lock=\"dispatch\"}");
+                return reported >= 1 ? reported : null;
+            });
+            double refusals = metric(cluster, woken, "taskfence_fence_refusals_total{lock=\"dispatch\"}");
+            assertTrue(cluster.log(woken).contains("lock dispatch (token " + pausedToken + ") was lost"),
+                    "the woken replica logs the loss of token " + pausedToken);
+            System.out.printf("%s: paused %s holding token %d; %s took over with %d; lost leases reported %.0f, "
+                    + "fenced writes refused %.0f%n", cluster, woken.id(), pausedToken, successor, successorToken,
+                    losses, refusals);
+            // Whatever the woken one still tried was refused: no batch of its token after the successor's first.
+            try (Connection db = cluster.database(); PreparedStatement late = db.prepareStatement("select count(*) from "
+                    + "dispatch_log where token = ? and id > (select min(id) from dispatch_log where token = ?)")) {
+                late.setLong(1, pausedToken);
+                late.setLong(2, successorToken);
+                try (ResultSet row = late.executeQuery()) {
+                    row.next();
+                    assertEquals(0, row.getLong(1), "batches of the stale token accepted after the successor's");
+                }
+            }
+            assertOneDispatcherAtATime(cluster, -1);
+            assertTransitionsAreEdges(cluster);
+            // Only a task the paused replica was running may have needed a second attempt.
+            assertEquals(0, count(cluster, "select count(*) from tasks where attempt <> 1 and (last_error is null "
+                    + "or last_error not like ?)", "processing lease expired: worker " + woken.id() + "/%"),
+                    "tasks that ran more than once for another reason than the pause");
+        }
+    }
+
+    @Test
+    void everyTaskFinishesAfterRedisIsFlushedMidRunWithoutRestartingAnyReplica() throws Exception {
+        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
+            List<UUID> ids = submit(cluster, cluster.replicas(), 400, i -> "{\"type\":\"sleep\",\"payload\":{\"ms\":200}}");
+            awaitTrue("some tasks are done", Duration.ofSeconds(60),
+                    () -> count(cluster, "select count(*) from tasks where status = 'SUCCEEDED'") >= 50);
+            assertTrue(count(cluster, "select count(*) from tasks where status <> 'SUCCEEDED'") > 100,
+                    "nearly every task had finished before Redis lost its data: the test proves nothing");
+            long fenceBefore = count(cluster, "select coalesce(max(token), 0) from fences where name = 'dispatch'");
+
+            assertEquals("OK", cluster.redis("flushdb"));
+
+            awaitStatus(cluster, ids, "SUCCEEDED", Duration.ofSeconds(180));
+            for (Replica replica : cluster.replicas()) {
+                assertTrue(replica.process().isAlive(), replica.id() + " is still the process it was");
+            }
+            long fence = count(cluster, "select token from fences where name = 'dispatch'");
+            long counter = Long.parseLong(cluster.redis("get", cluster.key("fence:{dispatch}")));
+            assertTrue(fence > fenceBefore, "dispatch went on past the fence " + fenceBefore + " (now " + fence + ")");
+            assertTrue(counter >= fence, "the token counter " + counter + " was raised above the fence " + fence);
+            assertTransitionsAreEdges(cluster);
+        }
+    }
+
+    @Test
+    void aReplicaStoppedWithSigtermFinishesItsTasksAndLeavesTheConsumerGroup() throws Exception {
+        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
+            List<UUID> ids = submit(cluster, cluster.replicas(), 200, i -> "{\"type\":\"sleep\",\"payload\":{\"ms\":1500}}");
+            Replica stopped = cluster.replica("replica-1");
+            awaitTrue("replica-1 is running tasks", Duration.ofSeconds(60),
+                    () -> count(cluster, "select count(*) from tasks where status = 'PROCESSING' and worker like ?",
+                            "replica-1/%") >= 4);
+
+            cluster.signal(stopped, "TERM");
+            assertTrue(stopped.process().waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "replica-1 exited");
+            assertEquals(0, count(cluster, "select count(*) from tasks where status = 'PROCESSING' and worker like ?",
+                    "replica-1/%"), "replica-1 left tasks PROCESSING behind");
+            String consumers = cluster.redis("xinfo", "consumers", cluster.key("queue:{dispatch}"), "workers");
+            assertFalse(consumers.contains("replica-1/"), "replica-1 left the consumer group: " + consumers);
+
+            awaitStatus(cluster, ids, "SUCCEEDED", Duration.ofSeconds(120));
+            assertEquals(Map.of(1, (long) ids.size()), countBy(cluster, "attempt", ids),
+                    "a graceful stop costs no task an attempt");
+            assertTransitionsAreEdges(cluster);
+        }
+    }
+
+    // ---- checks
+
+    /**
+     * Reads {@code dispatch_log} in commit order: consecutive batches with one token are one run; successive
+     * runs must carry strictly rising tokens, so no two runs interleave.
+     *
+     * @param expectedTasks how many tasks the batches must add up to, or -1 not to check
+     * @return the replicas that dispatched
+     */
+    private static Set<String> assertOneDispatcherAtATime(ReplicaCluster cluster, long expectedTasks) throws SQLException {
+        Set<String> dispatchers = new HashSet<>();
+        Set<Long> finishedRuns = new HashSet<>();
+        long runToken = 0;
+        long tasks = 0;
+        try (Connection db = cluster.database();
+                PreparedStatement log = db.prepareStatement("select token, holder, tasks from dispatch_log order by id");
+                ResultSet batch = log.executeQuery()) {
+            while (batch.next()) {
+                long token = batch.getLong("token");
+                if (token != runToken) {
+                    assertTrue(token > runToken, "a run with token " + token + " wrote after one with " + runToken);
+                    assertFalse(finishedRuns.contains(token), "run " + token + " wrote again after another run");
+                    finishedRuns.add(runToken);
+                    runToken = token;
+                }
+                dispatchers.add(batch.getString("holder").substring(0, batch.getString("holder").indexOf('/')));
+                tasks += batch.getInt("tasks");
+            }
+        }
+        if (expectedTasks >= 0) {
+            assertEquals(expectedTasks, tasks, "tasks the dispatch batches moved");
+        }
+        return dispatchers;
+    }
+
+    /** Every status change the trigger recorded is an edge of DESIGN section 1; none leaves SUCCEEDED or DEAD. */
+    private static void assertTransitionsAreEdges(ReplicaCluster cluster) throws SQLException {
+        Map<String, Long> edges = new HashMap<>();
+        try (Connection db = cluster.database();
+                PreparedStatement audit = db.prepareStatement("select from_status, to_status, to_attempt - from_attempt, "
+                        + "count(*) from transition_audit group by 1, 2, 3");
+                ResultSet edge = audit.executeQuery()) {
+            while (edge.next()) {
+                String move = edge.getString(1) + "->" + edge.getString(2) + "(" + edge.getInt(3) + ")";
+                edges.put(move, edge.getLong(4));
+            }
+        }
+        Set<String> legal = Set.of("PENDING->ENQUEUED(0)", "ENQUEUED->PROCESSING(1)", "ENQUEUED->PENDING(0)",
+                "PROCESSING->SUCCEEDED(0)", "PROCESSING->FAILED(0)", "PROCESSING->DEAD(0)", "PROCESSING->PENDING(-1)",
+                "FAILED->ENQUEUED(0)");
+        for (String move : edges.keySet()) {
+            if (!legal.contains(move)) {
+                fail("illegal transition " + move + " happened " + edges.get(move) + " times; all: " + edges);
+            }
+        }
+        assertTrue(edges.containsKey("PROCESSING->SUCCEEDED(0)") || edges.containsKey("PROCESSING->DEAD(0)"),
+                "the audit saw the tasks finish: " + edges);
+    }
+
+    // ---- plumbing
+
+    /** Submits {@code count} tasks over REST, spread over {@code replicas}, from several threads. */
+    private static List<UUID> submit(ReplicaCluster cluster, List<Replica> replicas, int count, IntFunction<String> body)
+            throws Exception {
+        ExecutorService clients = Executors.newFixedThreadPool(6);
+        try {
+            List<Future<UUID>> submitted = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                int n = i;
+                Replica replica = replicas.get(i % replicas.size());
+                submitted.add(clients.submit(() -> {
+                    HttpResponse<String> response = cluster.post(replica, "/api/v1/tasks", body.apply(n));
+                    assertEquals(201, response.statusCode(), response.body());
+                    Matcher id = UUID_IN_JSON.matcher(response.body());
+                    assertTrue(id.find(), response.body());
+                    return UUID.fromString(id.group(1));
+                }));
+            }
+            List<UUID> ids = new ArrayList<>();
+            for (Future<UUID> id : submitted) {
+                ids.add(id.get());
+            }
+            return ids;
+        } finally {
+            clients.shutdownNow();
+        }
+    }
+
+    private static void awaitStatus(ReplicaCluster cluster, List<UUID> ids, String status, Duration atMost)
+            throws Exception {
+        awaitTrue(ids.size() + " tasks " + status, atMost, () -> countBy(cluster, "status", ids)
+                .getOrDefault(status, 0L) == ids.size());
+    }
+
+    /** How many of {@code ids} have each value of {@code column}. */
+    private static <T> Map<T, Long> countBy(ReplicaCluster cluster, String column, List<UUID> ids) throws SQLException {
+        Map<T, Long> counts = new HashMap<>();
+        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(
+                "select " + column + ", count(*) from tasks where id = any(?) group by 1")) {
+            query.setArray(1, db.createArrayOf("uuid", ids.toArray()));
+            try (ResultSet row = query.executeQuery()) {
+                while (row.next()) {
+                    @SuppressWarnings("unchecked")
+                    T value = (T) row.getObject(1);
+                    counts.put(value, row.getLong(2));
+                }
+            }
+        }
+        return counts;
+    }
+
+    private static long count(ReplicaCluster cluster, String sql, Object... parameters) throws SQLException {
+        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                query.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet row = query.executeQuery()) {
+                row.next();
+                return row.getLong(1);
+            }
+        }
+    }
+
+    private static List<UUID> uuids(ReplicaCluster cluster, String sql, String parameter) throws SQLException {
+        List<UUID> ids = new ArrayList<>();
+        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(sql)) {
+            query.setString(1, parameter);
+            try (ResultSet row = query.executeQuery()) {
+                while (row.next()) {
+                    ids.add(row.getObject(1, UUID.class));
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** The replica names in a column of claim ids ({@code <replica>/<consumer>/<claim>}). */
+    private static Set<String> replicasIn(ReplicaCluster cluster, String sql) throws SQLException {
+        Set<String> names = new HashSet<>();
+        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(sql);
+                ResultSet row = query.executeQuery()) {
+            while (row.next()) {
+                String worker = row.getString(1);
+                if (worker != null) {
+                    names.add(worker.substring(0, worker.indexOf('/')));
+                }
+            }
+        }
+        return names;
+    }
+
+    /** A Prometheus sample of the replica's {@code /q/metrics}, 0 if it has not been recorded. */
+    private static double metric(ReplicaCluster cluster, Replica replica, String sample) throws Exception {
+        for (String line : cluster.get(replica, "/q/metrics").body().split("\n")) {
+            if (line.startsWith(sample + " ")) {
+                return Double.parseDouble(line.substring(sample.length() + 1).trim());
+            }
+        }
+        return 0;
+    }
+
+    @FunctionalInterface
+    private interface Probe<T> {
+        T get() throws Exception;
+    }
+
+    private static void awaitTrue(String what, Duration atMost, Probe<Boolean> condition) throws Exception {
+        awaitValue(what, atMost, () -> condition.get() ? Boolean.TRUE : null);
+    }
+
+    /** Polls {@code probe} until it gives a value; fails, saying {@code what}, after {@code atMost}. */
+    private static <T> T awaitValue(String what, Duration atMost, Probe<T> probe) throws Exception {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (true) {
+            T value = probe.get();
+            if (value != null) {
+                return value;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("waited " + atMost + " for: " + what);
+            }
+            Thread.sleep(200);
+        }
+    }
+}
