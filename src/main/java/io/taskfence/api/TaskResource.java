@@ -3,6 +3,7 @@ package io.taskfence.api;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -34,6 +35,7 @@ import io.taskfence.dispatch.Dispatcher;
 import io.taskfence.task.NewTask;
 import io.taskfence.task.Submission;
 import io.taskfence.task.Task;
+import io.taskfence.task.TaskHandler;
 import io.taskfence.task.TaskHandlers;
 import io.taskfence.task.TaskPage;
 import io.taskfence.task.TaskQueries;
@@ -79,8 +81,12 @@ public class TaskResource {
             throw Problems.of(Status.REQUEST_ENTITY_TOO_LARGE,
                     "payload is " + payloadBytes + " bytes of JSON; at most " + MAX_PAYLOAD_BYTES + " are accepted");
         }
-        if (handlers.forType(body.type()).isEmpty()) {
-            throw Problems.unprocessable("no handler for task type '" + body.type() + "'; registered types: " + handlers.types());
+        TaskHandler handler = handlers.forType(body.type()).orElseThrow(() -> Problems.unprocessable(
+                "no handler for task type '" + body.type() + "'; registered types: " + handlers.types()));
+        // A payload its handler can never run would only become a DEAD task later; say so now instead.
+        List<String> problems = handler.payloadProblems((ObjectNode) body.payload());
+        if (!problems.isEmpty()) {
+            throw Problems.unprocessable("payload of a '" + body.type() + "' task: " + String.join("; ", problems));
         }
         if (body.deadline() != null && body.runAt() != null && !body.deadline().isAfter(body.runAt())) {
             throw Problems.of(Status.BAD_REQUEST, "deadline must be after runAt");

@@ -1,11 +1,16 @@
 package io.taskfence.handlers;
 
+import java.util.List;
+
 import jakarta.enterprise.context.ApplicationScoped;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.task.TaskHandler;
 import io.taskfence.task.TaskOutcome;
 
-/** {@code flaky}: fails its first {@code payload.failTimes} attempts, then succeeds. */
+/** {@code flaky}: fails its first {@code payload.failTimes} attempts (0 when absent), then succeeds. */
 @ApplicationScoped
 public class FlakyHandler implements TaskHandler {
 
@@ -15,7 +20,22 @@ public class FlakyHandler implements TaskHandler {
     }
 
     @Override
+    public List<String> payloadProblems(ObjectNode payload) {
+        JsonNode failTimes = payload.path("failTimes");
+        if (failTimes.isMissingNode() || failTimes.isIntegralNumber() && failTimes.canConvertToInt()
+                && failTimes.asInt() >= 0) {
+            return List.of();
+        }
+        return List.of("payload.failTimes must be a whole number from 0 to " + Integer.MAX_VALUE + ", not "
+                + failTimes);
+    }
+
+    @Override
     public TaskOutcome handle(Work work) {
+        List<String> problems = payloadProblems(work.payload());
+        if (!problems.isEmpty()) {
+            return TaskOutcome.permanentFailure(String.join("; ", problems));
+        }
         int failTimes = work.payload().path("failTimes").asInt(0);
         if (work.attempt() <= failTimes) {
             return TaskOutcome.failure("flaky: attempt " + work.attempt() + " of " + failTimes + " planned failures");

@@ -1,11 +1,16 @@
 package io.taskfence.handlers;
 
+import java.util.List;
+
 import jakarta.enterprise.context.ApplicationScoped;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.task.TaskHandler;
 import io.taskfence.task.TaskOutcome;
 
-/** {@code sleep}: sleeps {@code payload.ms} milliseconds (at most an hour), then succeeds. */
+/** {@code sleep}: sleeps {@code payload.ms} milliseconds (0 when absent, at most an hour), then succeeds. */
 @ApplicationScoped
 public class SleepHandler implements TaskHandler {
 
@@ -17,12 +22,22 @@ public class SleepHandler implements TaskHandler {
     }
 
     @Override
-    public TaskOutcome handle(Work work) throws InterruptedException {
-        long ms = work.payload().path("ms").asLong(0);
-        if (ms < 0 || ms > MAX_MS) {
-            return TaskOutcome.permanentFailure("payload.ms must be from 0 to " + MAX_MS + ", was " + ms);
+    public List<String> payloadProblems(ObjectNode payload) {
+        JsonNode ms = payload.path("ms");
+        if (ms.isMissingNode() || ms.isIntegralNumber() && ms.canConvertToLong() && ms.asLong() >= 0
+                && ms.asLong() <= MAX_MS) {
+            return List.of();
         }
-        Thread.sleep(ms);
+        return List.of("payload.ms must be a whole number from 0 to " + MAX_MS + ", not " + ms);
+    }
+
+    @Override
+    public TaskOutcome handle(Work work) throws InterruptedException {
+        List<String> problems = payloadProblems(work.payload());
+        if (!problems.isEmpty()) {
+            return TaskOutcome.permanentFailure(String.join("; ", problems));
+        }
+        Thread.sleep(work.payload().path("ms").asLong(0));
         return TaskOutcome.success(null);
     }
 }

@@ -1,5 +1,6 @@
 package io.taskfence.task;
 
+import java.util.List;
 import java.util.UUID;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -17,6 +18,16 @@ public interface TaskHandler {
 
     /** What a task handed to a handler carries. */
     record Work(UUID taskId, ObjectNode payload, int attempt) {
+    }
+
+    /**
+     * What is wrong with a payload in a way no attempt could mend, one sentence per problem naming the field;
+     * empty when the payload may be submitted. The API answers a non-empty list with 422 and stores nothing.
+     * It must be quick and call nothing outside the process. A handler checks again when it runs: the task may
+     * have been submitted through another replica, whose version or configuration differs.
+     */
+    default List<String> payloadProblems(ObjectNode payload) {
+        return List.of();
     }
 
     /**
