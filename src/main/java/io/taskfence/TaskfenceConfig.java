@@ -90,10 +90,14 @@ public interface TaskfenceConfig {
     }
 
     interface Http {
-        /** Hosts the {@code http} handler may call; none means it may call none. */
+        /**
+         * Hosts the {@code http} handler may call: names or IP addresses as written in the URL, matched
+         * exactly and case-insensitively (no wildcards, so that a listed name cannot match more than meant);
+         * none means it may call none.
+         */
         Optional<List<String>> allowedHosts();
 
-        /** Connect and response time-out of one call. */
+        /** How long one call of the {@code http} handler may take, from connecting to the answer's last byte. */
         @WithDefault("30s")
         Duration timeout();
     }

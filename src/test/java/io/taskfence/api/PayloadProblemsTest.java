@@ -17,6 +17,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.taskfence.handlers.HttpHandlerProfile;
 import io.taskfence.task.Sql;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
@@ -24,6 +26,7 @@ import io.taskfence.testing.TestServers;
 /** A payload its handler could never run is refused at submission with a 422 that says why, and not stored. */
 @QuarkusTest
 @TestServers
+@TestProfile(HttpHandlerProfile.class)
 class PayloadProblemsTest {
 
     @Inject
@@ -31,6 +34,16 @@ class PayloadProblemsTest {
 
     static Stream<Arguments> refused() {
         return Stream.of(
+                Arguments.of("http to a host not allowed", "http", "{\"url\":\"http://localhost:8080/hook\"}",
+                        "host 'localhost' is not allowed: add it to taskfence.http.allowed-hosts"),
+                Arguments.of("http to another loopback address", "http", "{\"url\":\"http://127.0.0.2/hook\"}",
+                        "host '127.0.0.2' is not allowed"),
+                Arguments.of("http without a url", "http", "{\"body\":{}}", "payload.url must be a string"),
+                Arguments.of("http with a url that is not a string", "http", "{\"url\":42}", "payload.url must be a string"),
+                Arguments.of("http to ftp", "http", "{\"url\":\"ftp://127.0.0.1/x\"}",
+                        "payload.url must be an http or https URL, not ftp"),
+                Arguments.of("http with a malformed url", "http", "{\"url\":\"http://127.0.0.1/a b\"}",
+                        "payload.url is not a URL"),
                 Arguments.of("sleep for -1 ms", "sleep", "{\"ms\":-1}",
                         "payload.ms must be a whole number from 0 to 3600000, not -1"),
                 Arguments.of("sleep for a string", "sleep", "{\"ms\":\"10\"}", "payload.ms must be a whole number"),
@@ -56,6 +69,8 @@ class PayloadProblemsTest {
     @Test
     void payloadsTheHandlersCanRunAreAccepted() {
         for (String task : new String[] {
+                "{\"type\":\"http\",\"payload\":{\"url\":\"http://127.0.0.1:9/hook\",\"body\":[1,2]}}",
+                "{\"type\":\"http\",\"payload\":{\"url\":\"HTTPS://127.0.0.1/hook\"}}",
                 "{\"type\":\"sleep\",\"payload\":{\"ms\":5}}",
                 "{\"type\":\"sleep\",\"payload\":{}}",
                 "{\"type\":\"flaky\",\"payload\":{\"failTimes\":2}}" }) {

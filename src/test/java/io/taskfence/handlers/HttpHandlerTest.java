@@ -1,0 +1,299 @@
+package io.taskfence.handlers;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.taskfence.task.TaskHandler;
+import io.taskfence.task.TaskHandlers;
+import io.taskfence.task.TaskOutcome;
+import io.taskfence.testing.TestServers;
+
+/**
+ * The {@code http} handler against a real local server: each kind of answer becomes the outcome the design
+ * asks for, only allowed hosts are called, and neither a silent server nor an interrupt holds it up.
+ */
+@QuarkusTest
+@TestServers
+@TestProfile(HttpHandlerProfile.class)
+class HttpHandlerTest {
+
+    /** A request as the server saw it. */
+    record Received(String path, String contentType, String body) {
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<Received> RECEIVED = new CopyOnWriteArrayList<>();
+    // Holds the slow endpoints' answers until the tests are over.
+    private static final CountDownLatch RELEASE = new CountDownLatch(1);
+
+    private static ExecutorService serverThreads;
+    private static HttpServer server;
+
+    @Inject
+    TaskHandlers handlers;
+
+    @BeforeAll
+    static void startServer() throws IOException {
+        serverThreads = Executors.newCachedThreadPool();
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 0);
+        server.setExecutor(serverThreads);
+        route("/ok", (exchange, request) -> answer(exchange, 200, "application/json; charset=utf-8",
+                "{\"accepted\":true,\"echo\":" + request.body() + "}"));
+        route("/text", (exchange, request) -> answer(exchange, 200, "text/plain", "done"));
+        route("/not-json", (exchange, request) -> answer(exchange, 200, "application/json", "{oops"));
+        route("/big", (exchange, request) -> answer(exchange, 200, "application/json",
+                "\"" + "x".repeat(100 * 1024) + "\""));
+        route("/no-content", (exchange, request) -> answer(exchange, 204, null, ""));
+        route("/unavailable", (exchange, request) -> answer(exchange, 503, "text/plain", "down"));
+        route("/too-many", (exchange, request) -> answer(exchange, 429, "text/plain", "slow down"));
+        route("/missing", (exchange, request) -> answer(exchange, 404, "text/plain", "no such hook"));
+        route("/moved", (exchange, request) -> {
+            exchange.getResponseHeaders().add("Location", "http://127.0.0.1:" + port() + "/ok");
+            answer(exchange, 302, null, "");
+        });
+        route("/slow", (exchange, request) -> {
+            awaitRelease();
+            answer(exchange, 200, "application/json", "{}");
+        });
+        route("/slow-body", (exchange, request) -> {
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, 0); // chunked, and the body never ends
+            exchange.getResponseBody().write("{\"partial\":".getBytes(UTF_8));
+            exchange.getResponseBody().flush();
+            awaitRelease();
+            exchange.close();
+        });
+        server.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        RELEASE.countDown();
+        server.stop(0);
+        serverThreads.shutdownNow();
+    }
+
+    @Test
+    void a2xxAnswerSucceedsWithItsStatusAndJsonBody() throws Exception {
+        JsonNode body = JSON.readTree("{\"order\":17,\"lines\":[\"a\",\"b\"],\"note\":\"caf\u00e9\"}");
+        TaskOutcome outcome = handle(payload("/ok").set("body", body));
+
+        JsonNode result = assertInstanceOf(TaskOutcome.Success.class, outcome).result();
+        assertEquals(200, result.get("status").asInt());
+        assertTrue(result.get("body").get("accepted").asBoolean(), "the body is stored as JSON: " + result);
+        assertEquals(body, result.get("body").get("echo"));
+        assertFalse(result.has("bodyTruncated"));
+        Received request = last("/ok");
+        assertEquals("application/json", request.contentType());
+        assertEquals(body, JSON.readTree(request.body()), "the server got the payload's body");
+    }
+
+    @Test
+    void anyJsonValueIsSentAndAnAbsentBodyIsSentAsAnEmptyObject() throws Exception {
+        handle(payload("/ok"));
+        assertEquals(JSON.createObjectNode(), JSON.readTree(last("/ok").body()));
+
+        handle(payload("/ok").set("body", JSON.readTree("[1,\"two\",null]")));
+        assertEquals(JSON.readTree("[1,\"two\",null]"), JSON.readTree(last("/ok").body()));
+
+        handle(payload("/ok").set("body", JSON.readTree("null")));
+        assertEquals("null", last("/ok").body(), "an explicit null is sent as null");
+    }
+
+    @Test
+    void anAnswerThatIsNotJsonIsKeptAsTextAndALargeOneIsCut() throws Exception {
+        assertEquals("done", success(handle(payload("/text"))).get("body").textValue());
+        assertEquals("{oops", success(handle(payload("/not-json"))).get("body").textValue());
+        assertEquals("", success(handle(payload("/no-content"))).get("body").textValue());
+
+        JsonNode big = success(handle(payload("/big")));
+        assertEquals(HttpHandler.MAX_BODY_BYTES, big.get("body").textValue().length());
+        assertTrue(big.get("bodyTruncated").asBoolean());
+    }
+
+    @Test
+    void a5xxOr429IsAFailureThatIsRetried() throws Exception {
+        String unavailable = assertInstanceOf(TaskOutcome.Failure.class, handle(payload("/unavailable"))).error();
+        assertTrue(unavailable.contains("127.0.0.1") && unavailable.contains("503"), unavailable);
+        String tooMany = assertInstanceOf(TaskOutcome.Failure.class, handle(payload("/too-many"))).error();
+        assertTrue(tooMany.contains("127.0.0.1") && tooMany.contains("429"), tooMany);
+    }
+
+    @Test
+    void anyOther4xxIsPermanent() throws Exception {
+        String error = assertInstanceOf(TaskOutcome.PermanentFailure.class, handle(payload("/missing"))).error();
+        assertTrue(error.contains("127.0.0.1") && error.contains("404"), error);
+    }
+
+    @Test
+    void aRedirectIsPermanentAndNotFollowed() throws Exception {
+        long before = count("/ok");
+        String error = assertInstanceOf(TaskOutcome.PermanentFailure.class, handle(payload("/moved"))).error();
+        assertTrue(error.contains("302") && error.contains("not followed"), error);
+        assertEquals(before, count("/ok"), "the redirect was followed");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "/slow", "/slow-body" })
+    void aServerThatDoesNotAnswerInTimeIsAFailureAfterTheTimeout(String path) throws Exception {
+        long before = count(path);
+        long start = System.nanoTime();
+        String error = assertInstanceOf(TaskOutcome.Failure.class, handle(payload(path))).error();
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+        assertTrue(error.contains("127.0.0.1") && error.contains("1000 ms"), error);
+        assertTrue(took.compareTo(Duration.ofMillis(900)) >= 0, "gave up before the 1 s time-out: " + took);
+        assertTrue(took.compareTo(Duration.ofSeconds(8)) < 0, "took " + took + " with a 1 s time-out");
+        assertTrue(count(path) > before, "the call never reached the server");
+    }
+
+    @Test
+    void aRefusedConnectionIsAFailureNamingTheHost() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            closedPort = socket.getLocalPort();
+        }
+        ObjectNode payload = JsonNodeFactory.instance.objectNode().put("url", "http://127.0.0.1:" + closedPort + "/");
+        String error = assertInstanceOf(TaskOutcome.Failure.class, handle(payload)).error();
+        assertTrue(error.contains("127.0.0.1") && error.contains("ConnectException"), error);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "localhost", "127.0.0.2", "LOCALHOST" })
+    void aHostNotAllowedIsRefusedPermanentlyWithoutACall(String host) throws Exception {
+        int before = RECEIVED.size();
+        ObjectNode payload = JsonNodeFactory.instance.objectNode().put("url", "http://" + host + ":" + port() + "/ok");
+
+        String error = assertInstanceOf(TaskOutcome.PermanentFailure.class, handle(payload)).error();
+        assertTrue(error.contains("'" + host.toLowerCase() + "' is not allowed")
+                && error.contains("taskfence.http.allowed-hosts"), error);
+        assertEquals(before, RECEIVED.size(), "the server was called");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "{}", "{\"url\":7}", "{\"url\":\"ftp://127.0.0.1/x\"}", "{\"url\":\"/ok\"}",
+            "{\"url\":\"http://127.0.0.1:99999/\"}", "{\"url\":\"http://[::1/\"}" })
+    void aUrlThatCannotBeCalledIsAPermanentFailureAndAPayloadProblem(String json) throws Exception {
+        ObjectNode payload = (ObjectNode) JSON.readTree(json);
+        assertInstanceOf(TaskOutcome.PermanentFailure.class, handle(payload));
+        assertEquals(1, http().payloadProblems(payload).size());
+    }
+
+    @Test
+    void anInterruptedCallStopsAtOnce() throws Exception {
+        long before = count("/slow");
+        CompletableFuture<Object> ended = new CompletableFuture<>();
+        Thread caller = Thread.ofPlatform().start(() -> {
+            try {
+                ended.complete(handle(payload("/slow")));
+            } catch (Throwable e) {
+                ended.complete(e);
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (count("/slow") == before && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(count("/slow") > before, "the call never reached the server");
+        caller.interrupt();
+        // A handler that ignored the interrupt would return a time-out failure after 1 s instead.
+        assertInstanceOf(InterruptedException.class, ended.get(5, TimeUnit.SECONDS));
+    }
+
+    private TaskHandler http() {
+        return handlers.forType("http").orElseThrow();
+    }
+
+    private TaskOutcome handle(ObjectNode payload) throws Exception {
+        return http().handle(new TaskHandler.Work(UUID.randomUUID(), payload, 1));
+    }
+
+    private static ObjectNode payload(String path) {
+        return JsonNodeFactory.instance.objectNode().put("url", "http://127.0.0.1:" + port() + path);
+    }
+
+    private static JsonNode success(TaskOutcome outcome) {
+        return assertInstanceOf(TaskOutcome.Success.class, outcome).result();
+    }
+
+    private static int port() {
+        return server.getAddress().getPort();
+    }
+
+    private static Received last(String path) {
+        return RECEIVED.reversed().stream().filter(r -> r.path().equals(path)).findFirst().orElseThrow();
+    }
+
+    private static long count(String path) {
+        return RECEIVED.stream().filter(r -> r.path().equals(path)).count();
+    }
+
+    /** Serves {@code path}, recording each request before it answers. */
+    private static void route(String path, Answer answer) {
+        server.createContext(path, exchange -> {
+            Received request = new Received(exchange.getRequestURI().getPath(),
+                    exchange.getRequestHeaders().getFirst("Content-Type"),
+                    new String(exchange.getRequestBody().readAllBytes(), UTF_8));
+            RECEIVED.add(request);
+            answer.answer(exchange, request);
+        });
+    }
+
+    private interface Answer {
+        void answer(HttpExchange exchange, Received request) throws IOException;
+    }
+
+    private static void answer(HttpExchange exchange, int status, String contentType, String body) throws IOException {
+        byte[] bytes = body.getBytes(UTF_8);
+        if (contentType != null) {
+            exchange.getResponseHeaders().add("Content-Type", contentType);
+        }
+        exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    private static void awaitRelease() {
+        try {
+            RELEASE.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
