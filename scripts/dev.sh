@@ -3,6 +3,7 @@
 #
 #   scripts/dev.sh run    build and start the service on http://localhost:8080
 #   scripts/dev.sh test   run the whole test suite against the local Redis and PostgreSQL
+#   scripts/dev.sh replicas [N]   build and start N replicas (default 3) on ports 8081.., sharing the work
 #
 # It picks a JDK >= 21 (installing one from Debian's packages if none is found), and makes sure Redis
 # (127.0.0.1:6379) and PostgreSQL (127.0.0.1:5432, database "test") answer, installing them from
@@ -112,12 +113,28 @@ case "${1:-}" in
     ./mvnw -B -q package -DskipTests
     exec java -jar target/quarkus-app/quarkus-run.jar
     ;;
+  replicas)
+    count=${2:-3}
+    ensure_jdk; ensure_redis; ensure_postgres
+    ./mvnw -B -q package -DskipTests
+    mkdir -p target/replicas-local
+    pids=()
+    trap 'kill "${pids[@]}" 2>/dev/null; wait' EXIT INT TERM
+    for i in $(seq 1 "$count"); do
+      QUARKUS_HTTP_PORT=$((8080 + i)) TASKFENCE_REPLICA_ID="replica-$i" \
+        java -jar target/quarkus-app/quarkus-run.jar >"target/replicas-local/replica-$i.log" 2>&1 &
+      pids+=($!)
+      log "replica-$i on http://localhost:$((8080 + i)), log in target/replicas-local/replica-$i.log"
+    done
+    log "Ctrl-C stops them all"
+    wait
+    ;;
   test)
     ensure_jdk; ensure_redis; ensure_postgres
     exec ./mvnw -B verify
     ;;
   *)
-    echo "usage: scripts/dev.sh run|test" >&2
+    echo "usage: scripts/dev.sh run|test|replicas [N]" >&2
     exit 2
     ;;
 esac

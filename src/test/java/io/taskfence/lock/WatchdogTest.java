@@ -121,6 +121,33 @@ class WatchdogTest {
     }
 
     @Test
+    void aHolderWhoseJobEndsBeforeItsPausedWatchdogNoticesIsStillToldItLostTheLock() throws Exception {
+        String name = "paused-to-the-end-" + UUID.randomUUID();
+        // As when a whole replica is stopped (SIGSTOP) and resumed: the job's own thread may finish first.
+        ScheduledExecutorService pausable = Executors.newSingleThreadScheduledExecutor();
+        CountDownLatch resume = new CountDownLatch(1);
+        pausable.execute(() -> awaitQuietly(resume));
+        FencedLocks pausedReplica = new FencedLocks(redis, new LockSettings(settings.keyPrefix(), "paused",
+                settings.defaultLease()), metrics, pausable);
+        double lossesBefore = metrics.counter("taskfence.lock.losses", "lock", name).count();
+        try {
+            AtomicReference<FencedLease> successor = new AtomicReference<>();
+            RunOutcome outcome = pausedReplica.runExclusively(name, LEASE, lease -> successor.set(
+                    locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ofSeconds(10)).orElseThrow()));
+
+            assertEquals(RunOutcome.LEASE_LOST, outcome, "another holder had the lock when the job ended");
+            assertEquals(lossesBefore + 1, metrics.counter("taskfence.lock.losses", "lock", name).count());
+            assertTrue(successor.get().isValid(), "the successor keeps its lock");
+            assertEquals(successor.get().holder(),
+                    redis.value(String.class).get(LockKeys.of(settings.keyPrefix(), name).lock()));
+            successor.get().release();
+        } finally {
+            resume.countDown();
+            pausedReplica.close();
+        }
+    }
+
+    @Test
     void whenRedisStopsAnsweringTheJobIsInterruptedAsItsLeaseRunsOut() throws Exception {
         String name = "silenced-" + UUID.randomUUID();
         FencedLease acquired = locks.tryAcquire(name, LEASE, Duration.ZERO).orElseThrow();

@@ -11,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -21,6 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -78,15 +80,13 @@ class ReplicasIT {
         try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
             List<UUID> ids = submit(cluster, cluster.replicas(), 500, i -> "{\"type\":\"sleep\",\"payload\":{\"ms\":1000}}");
             Replica victim = cluster.replica("replica-2");
-            awaitTrue("replica-2 is running tasks", Duration.ofSeconds(60),
-                    () -> count(cluster, "select count(*) from tasks where status = 'PROCESSING' and worker like ?",
-                            "replica-2/%") >= 4);
+            awaitTrue("replica-2 is running tasks", Duration.ofSeconds(60), () -> processingOn(cluster, victim) >= 4);
 
             cluster.signal(victim, "KILL");
             victim.process().waitFor();
             // Dead, it can change nothing more: what is PROCESSING under its name now is exactly what it held.
             List<UUID> held = uuids(cluster, "select id from tasks where status = 'PROCESSING' and worker like ?",
-                    "replica-2/%");
+                    victim.id() + "/%");
             assertFalse(held.isEmpty(), "replica-2 held no task when it died: the test proves nothing");
 
             awaitStatus(cluster, ids, "SUCCEEDED", Duration.ofSeconds(180));
@@ -108,7 +108,7 @@ class ReplicasIT {
             String pausedHolder = null;
             for (int round = 0; round < 20 && paused == null; round++) {
                 // Due together in a moment, so that one run has a long way to go.
-                String runAt = "\"runAt\":\"" + java.time.Instant.now().plusSeconds(2) + "\"";
+                String runAt = "\"runAt\":\"" + Instant.now().plusSeconds(2) + "\"";
                 ids.addAll(submit(cluster, cluster.replicas(), 1000,
                         i -> "{\"type\":\"noop\",\"payload\":{}," + runAt + "}"));
                 long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -193,6 +193,11 @@ class ReplicasIT {
             long counter = Long.parseLong(cluster.redis("get", cluster.key("fence:{dispatch}")));
             assertTrue(fence > fenceBefore, "dispatch went on past the fence " + fenceBefore + " (now " + fence + ")");
             assertTrue(counter >= fence, "the token counter " + counter + " was raised above the fence " + fence);
+            double repairs = 0;
+            for (Replica replica : cluster.replicas()) {
+                repairs += metric(cluster, replica, "taskfence_fence_repairs_total{lock=\"dispatch\"}");
+            }
+            assertTrue(repairs >= 1, "the replicas count the repair of the dispatch counter");
             assertTransitionsAreEdges(cluster);
         }
     }
@@ -202,14 +207,11 @@ class ReplicasIT {
         try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
             List<UUID> ids = submit(cluster, cluster.replicas(), 200, i -> "{\"type\":\"sleep\",\"payload\":{\"ms\":1500}}");
             Replica stopped = cluster.replica("replica-1");
-            awaitTrue("replica-1 is running tasks", Duration.ofSeconds(60),
-                    () -> count(cluster, "select count(*) from tasks where status = 'PROCESSING' and worker like ?",
-                            "replica-1/%") >= 4);
+            awaitTrue("replica-1 is running tasks", Duration.ofSeconds(60), () -> processingOn(cluster, stopped) >= 4);
 
             cluster.signal(stopped, "TERM");
-            assertTrue(stopped.process().waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "replica-1 exited");
-            assertEquals(0, count(cluster, "select count(*) from tasks where status = 'PROCESSING' and worker like ?",
-                    "replica-1/%"), "replica-1 left tasks PROCESSING behind");
+            assertTrue(stopped.process().waitFor(30, TimeUnit.SECONDS), "replica-1 exited");
+            assertEquals(0, processingOn(cluster, stopped), "replica-1 left tasks PROCESSING behind");
             String consumers = cluster.redis("xinfo", "consumers", cluster.key("queue:{dispatch}"), "workers");
             assertFalse(consumers.contains("replica-1/"), "replica-1 left the consumer group: " + consumers);
 
@@ -329,6 +331,12 @@ class ReplicasIT {
             }
         }
         return counts;
+    }
+
+    /** Tasks PROCESSING under a claim of {@code replica}'s workers. */
+    private static long processingOn(ReplicaCluster cluster, Replica replica) throws SQLException {
+        return count(cluster, "select count(*) from tasks where status = 'PROCESSING' and worker like ?",
+                replica.id() + "/%");
     }
 
     private static long count(ReplicaCluster cluster, String sql, Object... parameters) throws SQLException {
