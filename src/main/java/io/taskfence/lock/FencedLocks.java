@@ -109,9 +109,10 @@ public class FencedLocks {
     /**
      * Runs {@code job} on this thread if the lock {@code name} is free, with a watchdog renewing the lease
      * every third of it. If the lock is lost meanwhile, the job is interrupted and the outcome is
-     * {@link RunOutcome#LEASE_LOST}. The lock is released when the job ends, however it ends.
+     * {@link RunOutcome#LEASE_LOST}; so it is if another holder has the lock when the job ends (the
+     * replica was paused before its watchdog could tell). The lock is released when the job ends.
      *
-     * @throws Exception what the job threw, unless it threw because its lease was lost
+     * @throws Exception what the job threw, unless its lease was lost
      */
     public RunOutcome runExclusively(String name, Duration lease, FencedJob job) throws Exception {
         return runExclusively(name, lease, Duration.ZERO, job);
@@ -126,28 +127,32 @@ public class FencedLocks {
         }
         FencedLease held = acquired.get();
         LeaseWatchdog watchdog = null;
-        boolean heldToTheEnd = true;
+        Exception failure = null;
+        boolean heldToTheEnd;
         try {
             watchdog = LeaseWatchdog.guardCurrentThread(held, watchdogTimer);
             job.run(held);
         } catch (Exception e) {
-            if (watchdog == null || !watchdog.lost()) {
-                throw e;
-            }
-            LOG.debugf(e, "job under lock %s stopped after its lease was lost", name);
+            failure = e;
         } finally {
             if (watchdog != null) {
                 watchdog.close();
             }
             heldToTheEnd = held.released() || releaseQuietly(held);
         }
-        if (!watchdog.lost() && !heldToTheEnd) {
-            // The job ended before the watchdog noticed (e.g. the whole replica was paused past the lease).
-            LOG.warnf("lock %s (token %d) was lost: another holder had it when the job ended", name, held.token());
-        }
-        if (watchdog.lost() || !heldToTheEnd) {
+        if (watchdog != null && (watchdog.lost() || !heldToTheEnd)) {
+            if (!watchdog.lost()) {
+                // The job ended before the watchdog noticed (e.g. the whole replica was paused past the lease).
+                LOG.warnf("lock %s (token %d) was lost: another holder had it when the job ended%s", name,
+                        held.token(), failure == null ? "" : "; the job failed meanwhile: " + failure);
+            } else if (failure != null) {
+                LOG.debugf(failure, "job under lock %s stopped after its lease was lost", name);
+            }
             count("taskfence.lock.losses", name);
             return RunOutcome.LEASE_LOST;
+        }
+        if (failure != null) {
+            throw failure;
         }
         return RunOutcome.COMPLETED;
     }

@@ -35,6 +35,10 @@ final class Attempt {
     private boolean interrupted;
     private boolean lost;
     private boolean handedBack;
+    // Held by a heartbeat while it extends the lease, so that the outcome is recorded only after it: a
+    // heartbeat that ran after the outcome would find the claim gone and report the lease lost.
+    private final Object leaseGuard = new Object();
+    private boolean handlerDone;
 
     Attempt(Claim claim, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config) {
         this.claim = claim;
@@ -71,6 +75,9 @@ final class Attempt {
             outcome = TaskOutcome.failure(e.toString());
         } finally {
             heartbeat.cancel(false);
+            synchronized (leaseGuard) {
+                handlerDone = true;
+            }
             finish();
         }
         if (isLostOrHandedBack()) {
@@ -90,15 +97,20 @@ final class Attempt {
     }
 
     private void heartbeat() {
-        try {
-            if (!transitions.heartbeat(claim, lease)) {
-                LOG.warnf("task %s attempt %d: the processing lease was taken away; cancelling the handler",
-                        claim.taskId(), claim.attempt());
-                interrupt(false);
+        synchronized (leaseGuard) {
+            if (handlerDone) {
+                return; // the outcome is being recorded, which ends the lease
             }
-        } catch (RuntimeException e) {
-            // PostgreSQL did not answer: try again; if the lease runs out, recovery hands the task on.
-            LOG.warnf("task %s: heartbeat failed: %s", claim.taskId(), e.getMessage());
+            try {
+                if (!transitions.heartbeat(claim, lease)) {
+                    LOG.warnf("task %s attempt %d: the processing lease was taken away; cancelling the handler",
+                            claim.taskId(), claim.attempt());
+                    interrupt(false);
+                }
+            } catch (RuntimeException e) {
+                // PostgreSQL did not answer: try again; if the lease runs out, recovery hands the task on.
+                LOG.warnf("task %s: heartbeat failed: %s", claim.taskId(), e.getMessage());
+            }
         }
     }
 

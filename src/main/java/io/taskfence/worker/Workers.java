@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 import io.quarkus.runtime.ShutdownEvent;
@@ -37,7 +38,6 @@ import io.taskfence.task.TaskTransitions;
 public class Workers {
 
     private static final Logger LOG = Logger.getLogger(Workers.class);
-    private static final Duration READ_BLOCK = Duration.ofSeconds(1);
     private static final Duration RECLAIM_EVERY = Duration.ofSeconds(15);
 
     private final TaskQueue queue;
@@ -46,6 +46,8 @@ public class Workers {
     private final TaskfenceConfig config;
     private final String consumer;
     private final Semaphore slots;
+    /** How long one read waits for messages: well within the Redis client's time-out, so it never trips it. */
+    private final Duration readBlock;
     private final Set<Attempt> running = ConcurrentHashMap.newKeySet();
     private ExecutorService pool;
     private ScheduledExecutorService heartbeats;
@@ -53,13 +55,14 @@ public class Workers {
     private volatile boolean stopping;
 
     Workers(TaskQueue queue, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
-            LockSettings settings) {
+            LockSettings settings, @ConfigProperty(name = "quarkus.redis.timeout", defaultValue = "10s") Duration redisTimeout) {
         this.queue = queue;
         this.transitions = transitions;
         this.handlers = handlers;
         this.config = config;
         this.consumer = settings.replicaId() + "/" + UUID.randomUUID().toString().substring(0, 8);
         this.slots = new Semaphore(config.worker().concurrency());
+        this.readBlock = Duration.ofMillis(Math.max(10, Math.min(1_000, redisTimeout.toMillis() / 2)));
     }
 
     void start(@Observes StartupEvent started) {
@@ -89,7 +92,7 @@ public class Workers {
                         messages = queue.reclaim(consumer, config.worker().lease(), free);
                         nextReclaim = System.nanoTime() + RECLAIM_EVERY.toNanos();
                     } else {
-                        messages = queue.read(consumer, free, READ_BLOCK);
+                        messages = queue.read(consumer, free, readBlock);
                     }
                 } finally {
                     slots.release(free - messages.size()); // the slots no message took
@@ -101,8 +104,8 @@ public class Workers {
                 return;
             } catch (RuntimeException e) {
                 groupReady = false;
-                LOG.warnf("reading the queue failed: %s; trying again shortly", e.getMessage());
-                sleepQuietly(READ_BLOCK);
+                LOG.warnf("reading the queue failed: %s; trying again shortly", e.toString());
+                sleepQuietly(readBlock);
             }
         }
     }
@@ -152,7 +155,7 @@ public class Workers {
                 pool.shutdownNow();
                 pool.awaitTermination(5, TimeUnit.SECONDS);
             }
-            reader.join(READ_BLOCK.plusSeconds(5).toMillis());
+            reader.join(readBlock.plusSeconds(5).toMillis());
             if (!queue.leave(consumer)) {
                 LOG.infof("consumer %s leaves unfinished messages; another replica reclaims them", consumer);
             }

@@ -67,7 +67,7 @@ final class ReplicaCluster implements AutoCloseable {
     static ReplicaCluster start(int count, Map<String, String> overrides) throws Exception {
         Map<String, String> settings = new HashMap<>(Map.of(
                 "TASKFENCE_LOCK_LEASE", "2s",
-                "TASKFENCE_DISPATCH_INTERVAL", "500ms",
+                "TASKFENCE_DISPATCH_INTERVAL", "1s",
                 "TASKFENCE_WORKER_LEASE", "3s",
                 "TASKFENCE_WORKER_DRAIN_TIMEOUT", "5s",
                 "TASKFENCE_RECOVERY_INTERVAL", "1s",
