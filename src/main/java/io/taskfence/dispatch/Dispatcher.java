@@ -15,12 +15,8 @@ import org.jboss.logging.Logger;
 import io.quarkus.scheduler.Scheduled;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.lock.FencedLease;
-import io.taskfence.lock.FencedLocks;
-import io.taskfence.lock.LockUnavailableException;
 import io.taskfence.queue.TaskQueue;
 import io.taskfence.task.FenceToken;
-import io.taskfence.task.StaleFenceException;
-import io.taskfence.task.TaskStoreException;
 import io.taskfence.task.TaskTransitions;
 
 /**
@@ -34,11 +30,9 @@ public class Dispatcher {
 
     private static final Logger LOG = Logger.getLogger(Dispatcher.class);
 
-    private final FencedLocks locks;
+    private final FencedJobs jobs;
     private final TaskTransitions transitions;
     private final TaskQueue queue;
-    private final FenceRepair repair;
-    private final Duration lease;
     private final Duration interval;
     private final int batchSize;
     private final boolean enabled;
@@ -46,13 +40,10 @@ public class Dispatcher {
             Thread.ofPlatform().name("dispatch-nudge").daemon().factory());
     private final AtomicBoolean nudgePending = new AtomicBoolean();
 
-    Dispatcher(FencedLocks locks, TaskTransitions transitions, TaskQueue queue, FenceRepair repair,
-            TaskfenceConfig config) {
-        this.locks = locks;
+    Dispatcher(FencedJobs jobs, TaskTransitions transitions, TaskQueue queue, TaskfenceConfig config) {
+        this.jobs = jobs;
         this.transitions = transitions;
         this.queue = queue;
-        this.repair = repair;
-        this.lease = config.lock().lease();
         this.interval = config.dispatch().interval();
         this.batchSize = config.dispatch().batchSize();
         this.enabled = config.dispatch().enabled();
@@ -79,31 +70,21 @@ public class Dispatcher {
     }
 
     private void runIfFree(Duration waitAtMost) {
-        try {
-            locks.runExclusively(TaskQueue.DISPATCH_LOCK, lease, waitAtMost, this::dispatch);
-        } catch (LockUnavailableException | TaskStoreException e) {
-            LOG.warnf("dispatch skipped: %s", e.getMessage());
-        } catch (Exception e) {
-            LOG.error("dispatch failed", e);
-        }
+        jobs.run(TaskQueue.DISPATCH_LOCK, waitAtMost, this::dispatch);
     }
 
     /** Batches until none is due, the lease is lost, or a push is refused. */
     void dispatch(FencedLease held) {
         FenceToken fence = new FenceToken(TaskQueue.DISPATCH_LOCK, held.token(), held.holder());
-        try {
-            while (held.isValid() && !Thread.currentThread().isInterrupted()) {
-                List<UUID> ids = transitions.enqueueDue(fence, batchSize);
-                if (!ids.isEmpty() && !queue.push(held, ids)) {
-                    LOG.warnf("dispatch lost its lock between commit and push; %d tasks wait for recovery", ids.size());
-                    return;
-                }
-                if (ids.size() < batchSize) {
-                    return;
-                }
+        while (held.isValid() && !Thread.currentThread().isInterrupted()) {
+            List<UUID> ids = transitions.enqueueDue(fence, batchSize);
+            if (!ids.isEmpty() && !queue.push(held, ids)) {
+                LOG.warnf("dispatch lost its lock between commit and push; %d tasks wait for recovery", ids.size());
+                return;
             }
-        } catch (StaleFenceException refused) {
-            repair.afterRefusal(refused);
+            if (ids.size() < batchSize) {
+                return;
+            }
         }
     }
 

@@ -8,11 +8,8 @@ import org.jboss.logging.Logger;
 
 import io.quarkus.scheduler.Scheduled;
 import io.taskfence.TaskfenceConfig;
-import io.taskfence.lock.CurrentLease;
-import io.taskfence.lock.Fenced;
 import io.taskfence.lock.FencedLease;
 import io.taskfence.task.FenceToken;
-import io.taskfence.task.StaleFenceException;
 import io.taskfence.task.TaskTransitions;
 
 /**
@@ -25,37 +22,33 @@ public class Recovery {
     static final String LOCK = "recovery";
     private static final Logger LOG = Logger.getLogger(Recovery.class);
 
+    private final FencedJobs jobs;
     private final TaskTransitions transitions;
-    private final CurrentLease current;
-    private final FenceRepair repair;
     private final Duration enqueuedTimeout;
     private final Duration backoffBase;
     private final Duration backoffCap;
 
-    Recovery(TaskTransitions transitions, CurrentLease current, FenceRepair repair, TaskfenceConfig config) {
+    Recovery(FencedJobs jobs, TaskTransitions transitions, TaskfenceConfig config) {
+        this.jobs = jobs;
         this.transitions = transitions;
-        this.current = current;
-        this.repair = repair;
         this.enqueuedTimeout = config.recovery().enqueuedTimeout();
         this.backoffBase = config.retry().backoffBase();
         this.backoffCap = config.retry().backoffCap();
     }
 
-    @Fenced(LOCK)
     @Scheduled(identity = "recovery", every = "${taskfence.recovery.interval}", delayed = "5s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = DispatchDisabled.class)
-    void recover() {
-        FencedLease held = current.get();
-        try {
-            FenceToken fence = new FenceToken(LOCK, held.token(), held.holder());
-            int requeued = transitions.requeueStaleEnqueued(fence, enqueuedTimeout);
-            int expired = transitions.failExpiredLeases(fence, backoffBase, backoffCap);
-            if (requeued + expired > 0) {
-                LOG.infof("recovery: %d ENQUEUED tasks without a message back to PENDING, %d expired processing "
-                        + "leases failed", requeued, expired);
-            }
-        } catch (StaleFenceException refused) {
-            repair.afterRefusal(refused);
+    void onTimer() {
+        jobs.run(LOCK, Duration.ZERO, this::recover);
+    }
+
+    void recover(FencedLease held) {
+        FenceToken fence = new FenceToken(LOCK, held.token(), held.holder());
+        int requeued = transitions.requeueStaleEnqueued(fence, enqueuedTimeout);
+        int expired = transitions.failExpiredLeases(fence, backoffBase, backoffCap);
+        if (requeued + expired > 0) {
+            LOG.infof("recovery: %d ENQUEUED tasks without a message back to PENDING, %d expired processing "
+                    + "leases failed", requeued, expired);
         }
     }
 }

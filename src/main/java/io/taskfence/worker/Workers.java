@@ -39,6 +39,7 @@ public class Workers {
 
     private static final Logger LOG = Logger.getLogger(Workers.class);
     private static final Duration RECLAIM_EVERY = Duration.ofSeconds(15);
+    private static final Duration LONGEST_READ_PAUSE = Duration.ofSeconds(10);
 
     private final TaskQueue queue;
     private final TaskTransitions transitions;
@@ -51,7 +52,7 @@ public class Workers {
     private final Set<Attempt> running = ConcurrentHashMap.newKeySet();
     private ExecutorService pool;
     private ScheduledExecutorService heartbeats;
-    private Thread reader;
+    private volatile Thread reader;
     private volatile boolean stopping;
 
     Workers(TaskQueue queue, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
@@ -75,9 +76,16 @@ public class Workers {
         LOG.infof("workers started: consumer %s, %d at once", consumer, config.worker().concurrency());
     }
 
+    /** True if the queue reader was started and ended without being asked to: this replica runs no task. */
+    public boolean readerDied() {
+        Thread started = reader;
+        return started != null && !started.isAlive() && !stopping;
+    }
+
     private void readUntilStopped() {
         long nextReclaim = System.nanoTime();
         boolean groupReady = false;
+        int failures = 0;
         while (!stopping) {
             try {
                 if (!groupReady) {
@@ -100,12 +108,19 @@ public class Workers {
                 for (Message message : messages) {
                     pool.execute(() -> runThenFreeSlot(message));
                 }
+                failures = 0;
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {
+                if (stopping) {
+                    return; // the read was interrupted by the shutdown
+                }
+                // Redis is down or lost the group: back off, up to a pause that still notices its return soon.
                 groupReady = false;
-                LOG.warnf("reading the queue failed: %s; trying again shortly", e.toString());
-                sleepQuietly(readBlock);
+                Duration pause = readBlock.multipliedBy(1L << Math.min(failures++, 5));
+                pause = pause.compareTo(LONGEST_READ_PAUSE) > 0 ? LONGEST_READ_PAUSE : pause;
+                LOG.warnf("reading the queue failed: %s; trying again in %d ms", e.toString(), pause.toMillis());
+                sleepQuietly(pause);
             }
         }
     }

@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
-import io.taskfence.replicas.ReplicaCluster.Replica;
+import io.taskfence.testing.PackagedService;
 
 /**
  * The service as it runs in production: three replicas of the packaged application, separate processes on
@@ -79,10 +79,10 @@ class ReplicasIT {
     void killingAReplicaMidRunLosesNoTaskAndOnlyTheTasksItHeldRunTwice() throws Exception {
         try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
             List<UUID> ids = submit(cluster, cluster.replicas(), 500, i -> "{\"type\":\"sleep\",\"payload\":{\"ms\":1000}}");
-            Replica victim = cluster.replica("replica-2");
+            PackagedService victim = cluster.replica("replica-2");
             awaitTrue("replica-2 is running tasks", Duration.ofSeconds(60), () -> processingOn(cluster, victim) >= 4);
 
-            cluster.signal(victim, "KILL");
+            victim.signal("KILL");
             victim.process().waitFor();
             // Dead, it can change nothing more: what is PROCESSING under its name now is exactly what it held.
             List<UUID> held = uuids(cluster, "select id from tasks where status = 'PROCESSING' and worker like ?",
@@ -104,7 +104,7 @@ class ReplicasIT {
         try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of("TASKFENCE_DISPATCH_BATCH_SIZE", "5"))) {
             String lockKey = cluster.key("lock:{dispatch}");
             List<UUID> ids = new ArrayList<>();
-            Replica paused = null;
+            PackagedService paused = null;
             String pausedHolder = null;
             for (int round = 0; round < 20 && paused == null; round++) {
                 // Due together in a moment, so that one run has a long way to go.
@@ -117,13 +117,13 @@ class ReplicasIT {
                     if (holder.isEmpty()) {
                         continue;
                     }
-                    Replica candidate = cluster.replica(holder.substring(0, holder.indexOf('/')));
-                    cluster.signal(candidate, "STOP");
+                    PackagedService candidate = cluster.replica(holder.substring(0, holder.indexOf('/')));
+                    candidate.signal("STOP");
                     if (holder.equals(cluster.redis("get", lockKey))) {
                         paused = candidate; // stopped while it holds the lock, in the middle of a run
                         pausedHolder = holder;
                     } else {
-                        cluster.signal(candidate, "CONT");
+                        candidate.signal("CONT");
                     }
                 }
             }
@@ -140,16 +140,16 @@ class ReplicasIT {
             long successorToken = Long.parseLong(successor.substring(successor.lastIndexOf(':') + 1));
             assertTrue(successorToken > pausedToken, "successor token " + successorToken + " after " + pausedToken);
             assertFalse(successor.startsWith(paused.id() + "/"), "the paused replica cannot have taken it again");
-            cluster.signal(paused, "CONT");
+            paused.signal("CONT");
 
             awaitStatus(cluster, ids, "SUCCEEDED", Duration.ofSeconds(180));
-            Replica woken = paused;
+            PackagedService woken = paused;
             double losses = awaitValue("the woken replica reports its lease lost", Duration.ofSeconds(20), () -> {
                 double reported = metric(cluster, woken, "taskfence_lock_losses_total{lock=\"dispatch\"}");
                 return reported >= 1 ? reported : null;
             });
             double refusals = metric(cluster, woken, "taskfence_fence_refusals_total{lock=\"dispatch\"}");
-            assertTrue(cluster.log(woken).contains("lock dispatch (token " + pausedToken + ") was lost"),
+            assertTrue(woken.output().contains("lock dispatch (token " + pausedToken + ") was lost"),
                     "the woken replica logs the loss of token " + pausedToken);
             System.out.printf("%s: paused %s holding token %d; %s took over with %d; lost leases reported %.0f, "
                     + "fenced writes refused %.0f%n", cluster, woken.id(), pausedToken, successor, successorToken,
@@ -186,7 +186,7 @@ class ReplicasIT {
             assertEquals("OK", cluster.redis("flushdb"));
 
             awaitStatus(cluster, ids, "SUCCEEDED", Duration.ofSeconds(180));
-            for (Replica replica : cluster.replicas()) {
+            for (PackagedService replica : cluster.replicas()) {
                 assertTrue(replica.process().isAlive(), replica.id() + " is still the process it was");
             }
             long fence = count(cluster, "select token from fences where name = 'dispatch'");
@@ -194,7 +194,7 @@ class ReplicasIT {
             assertTrue(fence > fenceBefore, "dispatch went on past the fence " + fenceBefore + " (now " + fence + ")");
             assertTrue(counter >= fence, "the token counter " + counter + " was raised above the fence " + fence);
             double repairs = 0;
-            for (Replica replica : cluster.replicas()) {
+            for (PackagedService replica : cluster.replicas()) {
                 repairs += metric(cluster, replica, "taskfence_fence_repairs_total{lock=\"dispatch\"}");
             }
             assertTrue(repairs >= 1, "the replicas count the repair of the dispatch counter");
@@ -206,10 +206,10 @@ class ReplicasIT {
     void aReplicaStoppedWithSigtermFinishesItsTasksAndLeavesTheConsumerGroup() throws Exception {
         try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
             List<UUID> ids = submit(cluster, cluster.replicas(), 200, i -> "{\"type\":\"sleep\",\"payload\":{\"ms\":1500}}");
-            Replica stopped = cluster.replica("replica-1");
+            PackagedService stopped = cluster.replica("replica-1");
             awaitTrue("replica-1 is running tasks", Duration.ofSeconds(60), () -> processingOn(cluster, stopped) >= 4);
 
-            cluster.signal(stopped, "TERM");
+            stopped.signal("TERM");
             assertTrue(stopped.process().waitFor(30, TimeUnit.SECONDS), "replica-1 exited");
             assertEquals(0, processingOn(cluster, stopped), "replica-1 left tasks PROCESSING behind");
             String consumers = cluster.redis("xinfo", "consumers", cluster.key("queue:{dispatch}"), "workers");
@@ -284,14 +284,14 @@ class ReplicasIT {
     // ---- plumbing
 
     /** Submits {@code count} tasks over REST, spread over {@code replicas}, from several threads. */
-    private static List<UUID> submit(ReplicaCluster cluster, List<Replica> replicas, int count, IntFunction<String> body)
+    private static List<UUID> submit(ReplicaCluster cluster, List<PackagedService> replicas, int count, IntFunction<String> body)
             throws Exception {
         ExecutorService clients = Executors.newFixedThreadPool(6);
         try {
             List<Future<UUID>> submitted = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 int n = i;
-                Replica replica = replicas.get(i % replicas.size());
+                PackagedService replica = replicas.get(i % replicas.size());
                 submitted.add(clients.submit(() -> {
                     HttpResponse<String> response = cluster.post(replica, "/api/v1/tasks", body.apply(n));
                     assertEquals(201, response.statusCode(), response.body());
@@ -334,7 +334,7 @@ class ReplicasIT {
     }
 
     /** Tasks PROCESSING under a claim of {@code replica}'s workers. */
-    private static long processingOn(ReplicaCluster cluster, Replica replica) throws SQLException {
+    private static long processingOn(ReplicaCluster cluster, PackagedService replica) throws SQLException {
         return count(cluster, "select count(*) from tasks where status = 'PROCESSING' and worker like ?",
                 replica.id() + "/%");
     }
@@ -380,7 +380,7 @@ class ReplicasIT {
     }
 
     /** A Prometheus sample of the replica's {@code /q/metrics}, 0 if it has not been recorded. */
-    private static double metric(ReplicaCluster cluster, Replica replica, String sample) throws Exception {
+    private static double metric(ReplicaCluster cluster, PackagedService replica, String sample) throws Exception {
         for (String line : cluster.get(replica, "/q/metrics").body().split("\n")) {
             if (line.startsWith(sample + " ")) {
                 return Double.parseDouble(line.substring(sample.length() + 1).trim());

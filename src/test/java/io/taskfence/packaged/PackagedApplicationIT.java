@@ -1,0 +1,59 @@
+package io.taskfence.packaged;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
+import io.taskfence.testing.ApiKeysForTests;
+import io.taskfence.testing.PostgresSchema;
+import io.taskfence.testing.RedisKeySpace;
+
+/**
+ * The packaged artifact as built (the JVM jar here; the native binary when built with {@code -Dnative}),
+ * in the prod profile with dispatch and workers on, against the real local Redis and PostgreSQL.
+ */
+@QuarkusIntegrationTest
+@WithTestResource(RedisKeySpace.class)
+@WithTestResource(PostgresSchema.class)
+@WithTestResource(ApiKeysForTests.class)
+class PackagedApplicationIT {
+
+    @Test
+    void aSubmittedTaskRunsToSucceeded() {
+        String id = given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                .body("{\"type\":\"noop\",\"payload\":{\"hello\":\"native\"}}").post("/api/v1/tasks")
+                .then().statusCode(201).extract().path("id");
+
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> "SUCCEEDED".equals(
+                given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + id).then().statusCode(200)
+                        .extract().path("status")));
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + id).then()
+                .body("result.hello", equalTo("native")).body("attempt", equalTo(1));
+    }
+
+    @Test
+    void probesAreUpAndMetricsAndTheOpenApiDocumentAreServed() {
+        for (String probe : new String[] { "live", "ready", "started" }) {
+            given().get("/q/health/" + probe).then().statusCode(200).body("status", equalTo("UP"));
+        }
+        given().get("/q/metrics").then().statusCode(200).body(containsString("taskfence_lock_acquisitions_total"));
+        given().get("/q/openapi").then().statusCode(200).body(containsString("/api/v1/tasks"));
+    }
+
+    @Test
+    void badInputIsAnsweredWithAProblemDetail() {
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                .body("{\"type\":\"no-such-type\",\"payload\":{}}").post("/api/v1/tasks")
+                .then().statusCode(422).contentType("application/problem+json")
+                .body("detail", containsString("no-such-type"));
+        given().contentType("application/json").body("{\"type\":\"noop\",\"payload\":{}}").post("/api/v1/tasks")
+                .then().statusCode(401).contentType("application/problem+json");
+    }
+}

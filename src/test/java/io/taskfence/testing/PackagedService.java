@@ -1,0 +1,146 @@
+package io.taskfence.testing;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The packaged application ({@code target/quarkus-app/quarkus-run.jar}, built by {@code mvnw package}) run
+ * as an OS process of its own, on a port of its own, with its output in a file: the service as operators
+ * run it, for the tests that run after packaging (failsafe).
+ */
+public final class PackagedService implements AutoCloseable {
+
+    private static final Path JAR = Path.of("target", "quarkus-app", "quarkus-run.jar");
+
+    private final String id;
+    private final Process process;
+    private final int port;
+    private final Path log;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private PackagedService(String id, Process process, int port, Path log) {
+        this.id = id;
+        this.process = process;
+        this.port = port;
+        this.log = log;
+    }
+
+    /** Starts the service on a free port with {@code environment} added to this process's own. */
+    public static PackagedService start(String id, Map<String, String> environment, Path log) throws IOException {
+        if (!Files.isRegularFile(JAR)) {
+            throw new IllegalStateException(JAR + " is missing: these tests run after `mvnw package` (failsafe)");
+        }
+        Files.createDirectories(log.getParent());
+        int port = freePort();
+        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m", "-jar", JAR.toAbsolutePath().toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(environment);
+        builder.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        builder.environment().put("TASKFENCE_REPLICA_ID", id);
+        return new PackagedService(id, builder.start(), port, log);
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    /** GETs {@code path}, with {@code headers} given as name, value, name, value... */
+    public HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).GET();
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** POSTs a JSON body to {@code path}, with {@code headers} given as name, value, name, value... */
+    public HttpResponse<String> post(String path, String json, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The HTTP status {@code path} answers with, or -1 while nothing listens. */
+    public int status(String path) throws InterruptedException {
+        try {
+            return get(path).statusCode();
+        } catch (IOException notListening) {
+            return -1;
+        }
+    }
+
+    /** Waits until {@code path} answers {@code status}; fails if the process exits or {@code atMost} passes. */
+    public void awaitStatus(String path, int status, Duration atMost) throws Exception {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        int last = -1;
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(id + " exited (" + process.exitValue() + "); see " + log);
+            }
+            last = status(path);
+            if (last == status) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException(id + ": " + path + " answered " + last + ", not " + status + ", for " + atMost
+                + "; see " + log);
+    }
+
+    /** Sends {@code signal} (e.g. STOP, CONT, KILL, TERM) to the process. */
+    public void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
+        }
+    }
+
+    /** The output so far. */
+    public String output() throws IOException {
+        return Files.readString(log);
+    }
+
+    /** Kills the process (SIGKILL) and waits for it; a test that wants a graceful stop signals TERM itself. */
+    @Override
+    public void close() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** A port nothing listens on right now. */
+    public static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

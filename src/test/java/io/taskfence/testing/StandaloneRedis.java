@@ -1,0 +1,74 @@
+package io.taskfence.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@code redis-server} of a test's own on a port of its choosing, keeping nothing on disk: it can be
+ * flushed, stopped and started again without touching the Redis other tests share.
+ */
+public final class StandaloneRedis implements AutoCloseable {
+
+    private final int port;
+    private final Process server;
+
+    private StandaloneRedis(int port, Process server) {
+        this.port = port;
+        this.server = server;
+    }
+
+    /** Starts one on {@code port}, logging into {@code dir}, and waits until it answers PING. */
+    public static StandaloneRedis start(int port, Path dir) throws IOException, InterruptedException {
+        Files.createDirectories(dir);
+        Path log = dir.resolve("redis-" + port + ".log");
+        Process server = new ProcessBuilder("redis-server", "--bind", "127.0.0.1", "--port", Integer.toString(port),
+                "--save", "", "--appendonly", "no", "--dir", dir.toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        StandaloneRedis redis = new StandaloneRedis(port, server);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try {
+                if ("PONG".equals(redis.cli("ping"))) {
+                    return redis;
+                }
+            } catch (IllegalStateException notYet) {
+                if (System.nanoTime() > deadline || !server.isAlive()) {
+                    server.destroyForcibly();
+                    throw new IllegalStateException("redis-server on port " + port + " did not start; see " + log, notYet);
+                }
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** Runs a command with {@code redis-cli}; its output, trimmed. */
+    public String cli(String... command) throws IOException, InterruptedException {
+        List<String> line = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port)));
+        line.addAll(List.of(command));
+        Process cli = new ProcessBuilder(line).redirectErrorStream(true).start();
+        String out = new String(cli.getInputStream().readAllBytes()).trim();
+        if (!cli.waitFor(10, TimeUnit.SECONDS) || cli.exitValue() != 0) {
+            throw new IllegalStateException("redis-cli " + String.join(" ", command) + " failed: " + out);
+        }
+        return out;
+    }
+
+    /** Stops it at once (SIGKILL), as a crash would, and waits until the port is free. */
+    @Override
+    public void close() throws InterruptedException {
+        server.destroyForcibly();
+        server.waitFor(10, TimeUnit.SECONDS);
+    }
+}
