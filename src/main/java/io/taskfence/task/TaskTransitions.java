@@ -21,7 +21,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * transition is one conditional statement ({@code ... WHERE id = ? AND status = ?}); when it reports
  * that it lost (empty, false or zero), another actor changed the row first, which is a normal outcome.
  * Times come from PostgreSQL's {@code now()}, never from this replica's clock. The batch transitions of
- * the single-replica jobs run in one transaction with the fence check of DESIGN section 3.
+ * the single-replica jobs run in one transaction with the fence check of DESIGN section 3. Every change
+ * that committed is counted ({@link TransitionMeters}); the batches return their rows' types for that.
  */
 @ApplicationScoped
 public class TaskTransitions {
@@ -34,10 +35,12 @@ public class TaskTransitions {
 
     private final DataSource db;
     private final TaskRows rows;
+    private final TransitionMeters meters;
 
-    TaskTransitions(DataSource db, TaskRows rows) {
+    TaskTransitions(DataSource db, TaskRows rows, TransitionMeters meters) {
         this.db = db;
         this.rows = rows;
+        this.meters = meters;
     }
 
     /** Client → PENDING; with an idempotency key already used, the task the first submission made. */
@@ -56,6 +59,7 @@ public class TaskTransitions {
                 insert.setString(8, task.idempotencyKey());
                 List<Task> created = readTasks(insert);
                 if (!created.isEmpty()) {
+                    meters.moved(TaskStatus.PENDING, created.getFirst().type());
                     return new Submission(created.getFirst(), true);
                 }
             }
@@ -81,15 +85,15 @@ public class TaskTransitions {
 
     /** PENDING, ENQUEUED or FAILED → CANCELLED. */
     public Optional<Task> cancel(UUID id) {
-        return single("update tasks set status = 'CANCELLED', lease_until = null, updated_at = now() "
-                + "where id = ? and status in ('PENDING', 'ENQUEUED', 'FAILED') returning " + TaskRows.COLUMNS, id);
+        return counted(single("update tasks set status = 'CANCELLED', lease_until = null, updated_at = now() "
+                + "where id = ? and status in ('PENDING', 'ENQUEUED', 'FAILED') returning " + TaskRows.COLUMNS, id));
     }
 
     /** DEAD or CANCELLED → PENDING, due now, with all its attempts again. */
     public Optional<Task> retry(UUID id) {
-        return single("update tasks set status = 'PENDING', attempt = 0, run_at = now(), lease_until = null, "
+        return counted(single("update tasks set status = 'PENDING', attempt = 0, run_at = now(), lease_until = null, "
                 + "worker = null, updated_at = now() where id = ? and status in ('DEAD', 'CANCELLED') returning "
-                + TaskRows.COLUMNS, id);
+                + TaskRows.COLUMNS, id));
     }
 
     /**
@@ -100,28 +104,33 @@ public class TaskTransitions {
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was moved
      */
     public List<UUID> enqueueDue(FenceToken fence, int limit) {
-        return fenced(fence, connection -> {
+        record Enqueued(UUID id, String type) {
+        }
+        List<Enqueued> enqueued = fenced(fence, connection -> {
             try (PreparedStatement enqueue = connection.prepareStatement("with due as (select id, priority, run_at "
                     + "from tasks where status in ('PENDING', 'FAILED') and run_at <= now() "
                     + "order by priority desc, run_at limit ? for update skip locked), "
                     + "moved as (update tasks set status = 'ENQUEUED', fence = ?, enqueues = enqueues + 1, updated_at = now() from due "
                     + "where tasks.id = due.id and tasks.status in ('PENDING', 'FAILED') "
-                    + "returning tasks.id, due.priority, due.run_at) "
-                    + "select id from moved order by priority desc, run_at")) {
+                    + "returning tasks.id, tasks.type, due.priority, due.run_at) "
+                    + "select id, type from moved order by priority desc, run_at")) {
                 enqueue.setInt(1, limit);
                 enqueue.setLong(2, fence.token());
-                List<UUID> ids = new ArrayList<>();
+                List<Enqueued> batch = new ArrayList<>();
                 try (ResultSet moved = enqueue.executeQuery()) {
                     while (moved.next()) {
-                        ids.add(moved.getObject(1, UUID.class));
+                        batch.add(new Enqueued(moved.getObject(1, UUID.class), moved.getString(2)));
                     }
                 }
-                if (!ids.isEmpty()) {
-                    logDispatch(connection, fence, ids.size());
+                if (!batch.isEmpty()) {
+                    logDispatch(connection, fence, batch.size());
                 }
-                return ids;
+                return batch;
             }
         });
+        // Committed: fenced() returns only after the commit.
+        meters.moved(enqueued.stream().map(row -> new TransitionMeters.Moved(TaskStatus.ENQUEUED, row.type())).toList());
+        return enqueued.stream().map(Enqueued::id).toList();
     }
 
     /** Records the batch in {@code dispatch_log} (same transaction), and forgets batches older than a day. */
@@ -140,13 +149,15 @@ public class TaskTransitions {
 
     /**
      * ENQUEUED → PROCESSING for one worker: the attempt number goes up by one and the processing lease
-     * starts. {@code claimId} must be unique to this claim.
+     * starts. {@code claimId} must be unique to this claim. A first attempt's claim also records how long
+     * the task waited since its submission, as PostgreSQL measures it.
      */
     public Optional<Claim> claim(UUID id, String claimId, Duration lease) {
         return inConnection(connection -> {
             try (PreparedStatement claim = connection.prepareStatement("update tasks set status = 'PROCESSING', "
                     + "attempt = attempt + 1, worker = ?, lease_until = now() + ? * interval '1 millisecond', "
-                    + "updated_at = now() where id = ? and status = 'ENQUEUED' returning id, type, payload, attempt")) {
+                    + "updated_at = now() where id = ? and status = 'ENQUEUED' returning id, type, payload, attempt, "
+                    + "extract(epoch from now() - created_at) as waited_seconds")) {
                 claim.setString(1, claimId);
                 claim.setLong(2, lease.toMillis());
                 claim.setObject(3, id);
@@ -154,8 +165,13 @@ public class TaskTransitions {
                     if (!row.next()) {
                         return Optional.empty();
                     }
-                    return Optional.of(new Claim(id, row.getString("type"), rows.object("payload", row),
-                            row.getInt("attempt"), claimId));
+                    Claim claimed = new Claim(id, row.getString("type"), rows.object("payload", row),
+                            row.getInt("attempt"), claimId);
+                    meters.moved(TaskStatus.PROCESSING, claimed.type());
+                    if (claimed.attempt() == 1) {
+                        meters.waited(claimed.type(), Duration.ofNanos(Math.round(row.getDouble("waited_seconds") * 1e9)));
+                    }
+                    return Optional.of(claimed);
                 }
             }
         });
@@ -170,9 +186,13 @@ public class TaskTransitions {
 
     /** PROCESSING → SUCCEEDED for the claim's attempt, with the handler's result (or null). */
     public boolean complete(Claim claim, JsonNode result) {
-        return updateClaimed("update tasks set status = 'SUCCEEDED', result = ?::jsonb, lease_until = null, "
+        boolean completed = updateClaimed("update tasks set status = 'SUCCEEDED', result = ?::jsonb, lease_until = null, "
                 + "updated_at = now() where id = ? and status = 'PROCESSING' and attempt = ? and worker = ?", claim,
                 statement -> statement.setString(1, rows.write(result))) > 0;
+        if (completed) {
+            meters.moved(TaskStatus.SUCCEEDED, claim.type());
+        }
+        return completed;
     }
 
     /**
@@ -183,7 +203,7 @@ public class TaskTransitions {
      */
     public Optional<TaskStatus> fail(Claim claim, String error, boolean permanent, Duration backoffBase,
             Duration backoffCap) {
-        return inConnection(connection -> {
+        return counted(claim, inConnection(connection -> {
             try (PreparedStatement fail = connection.prepareStatement("update tasks set status = case when ? or "
                     + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + BACKOFF + ", last_error = ?, "
                     + "lease_until = null, updated_at = now() "
@@ -195,7 +215,7 @@ public class TaskTransitions {
                 bindClaim(fail, 5, claim);
                 return firstStatus(fail);
             }
-        });
+        }));
     }
 
     /**
@@ -205,7 +225,7 @@ public class TaskTransitions {
      * @return the status the task went to, or empty if the claim is no longer the task's current one
      */
     public Optional<TaskStatus> later(Claim claim, Duration delay) {
-        return inConnection(connection -> {
+        return counted(claim, inConnection(connection -> {
             try (PreparedStatement later = connection.prepareStatement("update tasks set status = case when "
                     + "deadline is not null and deadline < now() + ? * interval '1 millisecond' then 'DEAD' "
                     + "else 'PENDING' end, last_error = case when deadline is not null and deadline < now() + ? "
@@ -219,7 +239,7 @@ public class TaskTransitions {
                 bindClaim(later, 4, claim);
                 return firstStatus(later);
             }
-        });
+        }));
     }
 
     /**
@@ -230,14 +250,16 @@ public class TaskTransitions {
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     public int requeueStaleEnqueued(FenceToken fence, Duration timeout) {
-        return fenced(fence, connection -> {
+        List<TransitionMeters.Moved> requeued = fenced(fence, connection -> {
             try (PreparedStatement requeue = connection.prepareStatement("update tasks set status = 'PENDING', "
                     + "updated_at = now() where status = 'ENQUEUED' "
-                    + "and updated_at < now() - ? * interval '1 millisecond'")) {
+                    + "and updated_at < now() - ? * interval '1 millisecond' returning status, type")) {
                 requeue.setLong(1, timeout.toMillis());
-                return requeue.executeUpdate();
+                return movedRows(requeue);
             }
         });
+        meters.moved(requeued);
+        return requeued.size();
     }
 
     /**
@@ -248,16 +270,19 @@ public class TaskTransitions {
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     public int failExpiredLeases(FenceToken fence, Duration backoffBase, Duration backoffCap) {
-        return fenced(fence, connection -> {
+        List<TransitionMeters.Moved> recovered = fenced(fence, connection -> {
             try (PreparedStatement recover = connection.prepareStatement("update tasks set status = case when "
                     + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + BACKOFF + ", "
                     + "last_error = 'processing lease expired: worker ' || coalesce(worker, '?') || ' stopped', "
-                    + "lease_until = null, updated_at = now() where status = 'PROCESSING' and lease_until < now()")) {
+                    + "lease_until = null, updated_at = now() where status = 'PROCESSING' and lease_until < now() "
+                    + "returning status, type")) {
                 recover.setLong(1, backoffCap.toMillis());
                 recover.setLong(2, backoffBase.toMillis());
-                return recover.executeUpdate();
+                return movedRows(recover);
             }
         });
+        meters.moved(recovered);
+        return recovered.size();
     }
 
     // ---- plumbing
@@ -324,6 +349,28 @@ public class TaskTransitions {
         statement.setObject(first, claim.taskId());
         statement.setInt(first + 1, claim.attempt());
         statement.setString(first + 2, claim.claimId());
+    }
+
+    /** Counts a single-row transition that won (its statement has committed: auto-commit). */
+    private Optional<Task> counted(Optional<Task> moved) {
+        moved.ifPresent(task -> meters.moved(task.status(), task.type()));
+        return moved;
+    }
+
+    private Optional<TaskStatus> counted(Claim claim, Optional<TaskStatus> to) {
+        to.ifPresent(status -> meters.moved(status, claim.type()));
+        return to;
+    }
+
+    /** The rows a batch statement ({@code ... returning status, type}) moved. */
+    private static List<TransitionMeters.Moved> movedRows(PreparedStatement statement) throws SQLException {
+        List<TransitionMeters.Moved> moved = new ArrayList<>();
+        try (ResultSet row = statement.executeQuery()) {
+            while (row.next()) {
+                moved.add(new TransitionMeters.Moved(TaskStatus.valueOf(row.getString(1)), row.getString(2)));
+            }
+        }
+        return moved;
     }
 
     private static Optional<TaskStatus> firstStatus(PreparedStatement statement) throws SQLException {

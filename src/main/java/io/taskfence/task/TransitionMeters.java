@@ -1,0 +1,57 @@
+package io.taskfence.task;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import jakarta.inject.Singleton;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * What {@link TaskTransitions} tells the metrics: {@code taskfence.transitions} (tags {@code to},
+ * {@code type}) for each status change that committed, and {@code taskfence.task.wait} (tag
+ * {@code type}), the time from submission to a first attempt's claim as PostgreSQL measured it.
+ */
+@Singleton
+final class TransitionMeters {
+
+    /** One row that changed status: where it went and the task's type. */
+    record Moved(TaskStatus to, String type) {
+    }
+
+    private final MeterRegistry registry;
+
+    TransitionMeters(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    void moved(TaskStatus to, String type) {
+        counter(to, type).increment();
+    }
+
+    /** A batch that committed: one increment per status and type, however many rows it moved. */
+    void moved(Collection<Moved> batch) {
+        Map<Moved, Long> counts = batch.stream().collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+        counts.forEach((moved, count) -> counter(moved.to(), moved.type()).increment(count));
+    }
+
+    void waited(String type, Duration sinceSubmission) {
+        Timer.builder("taskfence.task.wait")
+                .description("From submission to the claim of the task's first attempt, by PostgreSQL's clock")
+                .tag("type", type)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofHours(1))
+                .register(registry)
+                .record(sinceSubmission);
+    }
+
+    private Counter counter(TaskStatus to, String type) {
+        return registry.counter("taskfence.transitions", "to", to.name(), "type", type);
+    }
+}
