@@ -7,26 +7,35 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
+import org.jboss.logging.MDC;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.task.Claim;
 import io.taskfence.task.TaskHandler;
 import io.taskfence.task.TaskHandlers;
 import io.taskfence.task.TaskOutcome;
+import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
 
 /**
  * One claimed attempt of one task: runs its handler on the calling thread while a heartbeat extends the
  * processing lease, then records the outcome carrying the claim. If a heartbeat is refused (the task was
- * recovered and handed on) the handler is interrupted and nothing more is written.
+ * recovered and handed on) the handler is interrupted and nothing more is written. While it runs, the
+ * handler's thread and the heartbeat carry {@code taskId} and {@code attempt} in their logging context
+ * (MDC), and the handler's run time is timed as {@code taskfence.task.run} (tags type, outcome).
  */
 final class Attempt {
 
     private static final Logger LOG = Logger.getLogger(Attempt.class);
+    static final String MDC_TASK_ID = "taskId";
+    static final String MDC_ATTEMPT = "attempt";
 
     private final Claim claim;
     private final TaskTransitions transitions;
     private final TaskHandlers handlers;
+    private final MeterRegistry metrics;
     private final Duration lease;
     private final Duration backoffBase;
     private final Duration backoffCap;
@@ -40,21 +49,27 @@ final class Attempt {
     private final Object leaseGuard = new Object();
     private boolean handlerDone;
 
-    Attempt(Claim claim, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config) {
+    Attempt(Claim claim, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
+            MeterRegistry metrics) {
         this.claim = claim;
         this.transitions = transitions;
         this.handlers = handlers;
+        this.metrics = metrics;
         this.lease = config.worker().lease();
         this.backoffBase = config.retry().backoffBase();
         this.backoffCap = config.retry().backoffCap();
     }
 
     void run(ScheduledExecutorService heartbeats) {
+        inLogContext(() -> runHandler(heartbeats));
+    }
+
+    private void runHandler(ScheduledExecutorService heartbeats) {
         Optional<TaskHandler> handler = handlers.forType(claim.type());
         if (handler.isEmpty()) {
             // Another replica (another version) may have it: an ordinary, retried failure.
-            transitions.fail(claim, "no handler for type '" + claim.type() + "' on this replica", false, backoffBase,
-                    backoffCap);
+            String error = "no handler for type '" + claim.type() + "' on this replica";
+            logFailure(error, transitions.fail(claim, error, false, backoffBase, backoffCap));
             return;
         }
         synchronized (this) {
@@ -64,6 +79,7 @@ final class Attempt {
         ScheduledFuture<?> heartbeat = heartbeats.scheduleWithFixedDelay(this::heartbeat, period, period,
                 TimeUnit.MILLISECONDS);
         TaskOutcome outcome;
+        long started = System.nanoTime();
         try {
             outcome = handler.get().handle(new TaskHandler.Work(claim.taskId(), claim.payload(), claim.attempt()));
             if (outcome == null) {
@@ -80,23 +96,87 @@ final class Attempt {
             }
             finish();
         }
+        long ran = System.nanoTime() - started;
         if (isLostOrHandedBack()) {
+            timeRun("lost", ran);
             return; // the task is someone else's now: any write would be refused
         }
+        timeRun(outcomeName(outcome), ran);
         record(outcome);
     }
 
     private void record(TaskOutcome outcome) {
         switch (outcome) {
-            case TaskOutcome.Success success -> transitions.complete(claim, success.result());
-            case TaskOutcome.Failure failure -> transitions.fail(claim, failure.error(), false, backoffBase, backoffCap);
-            case TaskOutcome.PermanentFailure failure -> transitions.fail(claim, failure.error(), true, backoffBase,
-                    backoffCap);
-            case TaskOutcome.Later later -> transitions.later(claim, later.delay());
+            case TaskOutcome.Success success -> {
+                if (!transitions.complete(claim, success.result())) {
+                    LOG.infof("task %s attempt %d succeeded, but the claim was no longer current", claim.taskId(),
+                            claim.attempt());
+                }
+            }
+            case TaskOutcome.Failure failure -> logFailure(failure.error(),
+                    transitions.fail(claim, failure.error(), false, backoffBase, backoffCap));
+            case TaskOutcome.PermanentFailure failure -> logFailure(failure.error(),
+                    transitions.fail(claim, failure.error(), true, backoffBase, backoffCap));
+            case TaskOutcome.Later later -> {
+                Optional<TaskStatus> to = transitions.later(claim, later.delay());
+                LOG.debugf("task %s asks to be polled again in %s: %s", claim.taskId(), later.delay(),
+                        to.map(Enum::name).orElse("the claim was no longer current"));
+            }
+        }
+    }
+
+    /** A failed attempt is worth a line: which task, which attempt, why, and whether it will be retried. */
+    private void logFailure(String error, Optional<TaskStatus> to) {
+        LOG.infof("task %s (%s) attempt %d failed: %s; %s", claim.taskId(), claim.type(), claim.attempt(), error,
+                to.map(status -> status == TaskStatus.DEAD ? "the task is DEAD" : "it is retried after a backoff")
+                        .orElse("the claim was no longer current"));
+    }
+
+    private static String outcomeName(TaskOutcome outcome) {
+        return switch (outcome) {
+            case TaskOutcome.Success success -> "success";
+            case TaskOutcome.Failure failure -> "failure";
+            case TaskOutcome.PermanentFailure failure -> "permanent_failure";
+            case TaskOutcome.Later later -> "later";
+        };
+    }
+
+    private void timeRun(String outcome, long nanos) {
+        Timer.builder("taskfence.task.run")
+                .description("How long handlers ran, by task type and outcome")
+                .tags("type", claim.type(), "outcome", outcome)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(30))
+                .register(metrics)
+                .record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Runs {@code work} with this attempt's ids in the calling thread's logging context, then removes them. */
+    private void inLogContext(Runnable work) {
+        Object previousTask = MDC.put(MDC_TASK_ID, claim.taskId().toString());
+        Object previousAttempt = MDC.put(MDC_ATTEMPT, Integer.toString(claim.attempt()));
+        try {
+            work.run();
+        } finally {
+            restore(MDC_TASK_ID, previousTask);
+            restore(MDC_ATTEMPT, previousAttempt);
+        }
+    }
+
+    private static void restore(String key, Object previous) {
+        if (previous == null) {
+            MDC.remove(key);
+        } else {
+            MDC.put(key, previous);
         }
     }
 
     private void heartbeat() {
+        inLogContext(this::extendLease);
+    }
+
+    private void extendLease() {
         synchronized (leaseGuard) {
             if (handlerDone) {
                 return; // the outcome is being recorded, which ends the lease

@@ -18,6 +18,7 @@ import jakarta.enterprise.event.Observes;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.taskfence.TaskfenceConfig;
@@ -45,6 +46,7 @@ public class Workers {
     private final TaskTransitions transitions;
     private final TaskHandlers handlers;
     private final TaskfenceConfig config;
+    private final MeterRegistry metrics;
     private final String consumer;
     private final Semaphore slots;
     /** How long one read waits for messages: well within the Redis client's time-out, so it never trips it. */
@@ -56,11 +58,13 @@ public class Workers {
     private volatile boolean stopping;
 
     Workers(TaskQueue queue, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
-            LockSettings settings, @ConfigProperty(name = "quarkus.redis.timeout", defaultValue = "10s") Duration redisTimeout) {
+            LockSettings settings, MeterRegistry metrics,
+            @ConfigProperty(name = "quarkus.redis.timeout", defaultValue = "10s") Duration redisTimeout) {
         this.queue = queue;
         this.transitions = transitions;
         this.handlers = handlers;
         this.config = config;
+        this.metrics = metrics;
         this.consumer = settings.replicaId() + "/" + UUID.randomUUID().toString().substring(0, 8);
         this.slots = new Semaphore(config.worker().concurrency());
         this.readBlock = Duration.ofMillis(Math.max(10, Math.min(1_000, redisTimeout.toMillis() / 2)));
@@ -145,7 +149,7 @@ public class Workers {
         if (claimed.isEmpty()) {
             return; // cancelled, or another worker had it: a normal outcome
         }
-        Attempt attempt = new Attempt(claimed.get(), transitions, handlers, config);
+        Attempt attempt = new Attempt(claimed.get(), transitions, handlers, config, metrics);
         running.add(attempt);
         try {
             attempt.run(heartbeats);
