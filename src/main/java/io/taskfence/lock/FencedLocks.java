@@ -110,7 +110,8 @@ public class FencedLocks {
      * Runs {@code job} on this thread if the lock {@code name} is free, with a watchdog renewing the lease
      * every third of it. If the lock is lost meanwhile, the job is interrupted and the outcome is
      * {@link RunOutcome#LEASE_LOST}; so it is if another holder has the lock when the job ends (the
-     * replica was paused before its watchdog could tell). The lock is released when the job ends.
+     * replica was paused before its watchdog could tell). The lock is released when the job ends. While
+     * the job runs, its thread's logging context (MDC) holds {@code lock} and {@code fenceToken}.
      *
      * @throws Exception what the job threw, unless its lease was lost
      */
@@ -129,6 +130,7 @@ public class FencedLocks {
         LeaseWatchdog watchdog = null;
         Exception failure = null;
         boolean heldToTheEnd;
+        LockLogContext logContext = LockLogContext.enter(held); // the job's log lines name lock and token
         try {
             watchdog = LeaseWatchdog.guardCurrentThread(held, watchdogTimer);
             job.run(held);
@@ -139,6 +141,7 @@ public class FencedLocks {
                 watchdog.close();
             }
             heldToTheEnd = held.released() || releaseQuietly(held);
+            logContext.close();
         }
         if (watchdog != null && (watchdog.lost() || !heldToTheEnd)) {
             if (!watchdog.lost()) {

@@ -48,6 +48,12 @@ final class LeaseWatchdog implements AutoCloseable {
     }
 
     private void renew() {
+        try (LockLogContext context = LockLogContext.enter(lease)) {
+            renewOnce();
+        }
+    }
+
+    private void renewOnce() {
         if (!isRunning() || lease.released()) {
             return; // the job ended, or gave the lock back itself
         }
@@ -68,9 +74,11 @@ final class LeaseWatchdog implements AutoCloseable {
 
     /** Runs when the lease's end here has come without a successful renew in between. */
     private void expire() {
-        if (!lease.isValid() && isRunning() && !lease.released()) {
-            lease.expire();
-            loseLock("its lease ran out while Redis did not answer");
+        try (LockLogContext context = LockLogContext.enter(lease)) {
+            if (!lease.isValid() && isRunning() && !lease.released()) {
+                lease.expire();
+                loseLock("its lease ran out while Redis did not answer");
+            }
         }
     }
 
