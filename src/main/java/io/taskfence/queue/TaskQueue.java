@@ -130,6 +130,22 @@ public class TaskQueue {
         return redis.execute("XLEN", stream).toLong();
     }
 
+    /**
+     * Messages that a worker has read and not yet finished (XPENDING's count for the workers' group);
+     * 0 while the stream or the group does not exist (before the first worker started, or after Redis lost
+     * them).
+     */
+    public long pending() {
+        try {
+            return streams.xpending(stream, GROUP).getPendingCount();
+        } catch (RuntimeException e) {
+            if (e.getMessage() != null && e.getMessage().contains("NOGROUP")) {
+                return 0;
+            }
+            throw e;
+        }
+    }
+
     /** The consumers in the workers' group, one per replica that has read. */
     public List<String> consumers() {
         List<String> names = new ArrayList<>();

@@ -1,0 +1,58 @@
+package io.taskfence.metrics;
+
+import java.time.Duration;
+import java.util.Map;
+
+import jakarta.inject.Singleton;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
+import io.taskfence.queue.TaskQueue;
+import io.taskfence.task.TaskQueries;
+import io.taskfence.task.TaskStatus;
+
+/**
+ * The gauges of the work waiting and under way, as the shared servers hold it (so every replica reports
+ * the same numbers): {@code taskfence.tasks} per status, from one {@code group by status} count, and
+ * {@code taskfence.queue.depth} and {@code taskfence.queue.pending}, from the stream. Each is read
+ * when scraped, at most every {@link #MAX_AGE}; a server that is down leaves the last values (and NaN
+ * before the first).
+ */
+@Startup
+@Singleton
+final class BacklogGauges {
+
+    static final Duration MAX_AGE = Duration.ofSeconds(5);
+
+    /** The stream's entries (XLEN) and those read but not finished (XPENDING), read together. */
+    private record Queue(long depth, long pending) {
+    }
+
+    private final CachedReading<Map<TaskStatus, Long>> tasks;
+    private final CachedReading<Queue> queue;
+
+    BacklogGauges(MeterRegistry registry, TaskQueries queries, TaskQueue taskQueue) {
+        this.tasks = new CachedReading<>("the task counts", queries::countByStatus, MAX_AGE);
+        this.queue = new CachedReading<>("the queue's length",
+                () -> new Queue(taskQueue.depth(), taskQueue.pending()), MAX_AGE);
+        for (TaskStatus status : TaskStatus.values()) {
+            Gauge.builder("taskfence.tasks", tasks, reading -> reading.get()
+                    .map(counts -> (double) counts.getOrDefault(status, 0L)).orElse(Double.NaN))
+                    .description("Tasks in each status, in the whole table")
+                    .tag("status", status.name())
+                    .strongReference(true)
+                    .register(registry);
+        }
+        Gauge.builder("taskfence.queue.depth", queue, reading -> reading.get()
+                .map(q -> (double) q.depth()).orElse(Double.NaN))
+                .description("Messages in the task stream: pushed by dispatch and not yet done by a worker")
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder("taskfence.queue.pending", queue, reading -> reading.get()
+                .map(q -> (double) q.pending()).orElse(Double.NaN))
+                .description("Messages a worker of the group '" + TaskQueue.GROUP + "' has read and not finished")
+                .strongReference(true)
+                .register(registry);
+    }
+}
