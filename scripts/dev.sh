@@ -107,15 +107,35 @@ ensure_postgres() {
   log "PostgreSQL answers on 127.0.0.1:5432"
 }
 
+check_native_sources() { # Quarkus's native build steps without GraalVM: they must pass and leave the image's inputs
+  log "native build steps (sources only; GraalVM is needed only for the last step, native-image itself)"
+  ./mvnw -B -q package -Dnative -Dquarkus.native.sources-only=true -DskipTests
+  local dir=target/native-sources unpacked runner
+  [ -s "$dir/native-image.args" ] || { log "the native build left no $dir/native-image.args"; exit 1; }
+  runner=$(ls "$PWD/$dir"/*-runner.jar)
+  unpacked=$(mktemp -d)
+  (cd "$unpacked" && "$JAVA_HOME/bin/jar" xf "$runner" META-INF/native-image/resource-config.json)
+  for resources in 'lock/' 'queue/' 'db/migration/'; do
+    grep -qF "\"$resources" "$unpacked/META-INF/native-image/resource-config.json" \
+      || { log "the native image would lack the resources under $resources"; exit 1; }
+  done
+  rm -rf "$unpacked"
+  log "native build steps passed: $dir holds the native-image arguments, with the Lua scripts and migrations"
+}
+
+readable_logs() { # the packaged service logs JSON (prod profile) for collectors; people at a terminal read text
+  export QUARKUS_LOG_CONSOLE_JSON_ENABLED="${QUARKUS_LOG_CONSOLE_JSON_ENABLED:-false}"
+}
+
 case "${1:-}" in
   run)
-    ensure_jdk; ensure_redis; ensure_postgres
+    ensure_jdk; ensure_redis; ensure_postgres; readable_logs
     ./mvnw -B -q package -DskipTests
     exec java -jar target/quarkus-app/quarkus-run.jar
     ;;
   replicas)
     count=${2:-3}
-    ensure_jdk; ensure_redis; ensure_postgres
+    ensure_jdk; ensure_redis; ensure_postgres; readable_logs
     ./mvnw -B -q package -DskipTests
     mkdir -p target/replicas-local
     pids=()
@@ -131,6 +151,7 @@ case "${1:-}" in
     ;;
   test)
     ensure_jdk; ensure_redis; ensure_postgres
+    check_native_sources
     exec ./mvnw -B verify
     ;;
   *)
