@@ -107,6 +107,12 @@ ensure_postgres() {
   log "PostgreSQL answers on 127.0.0.1:5432"
 }
 
+ensure_kubectl() { # the tests of k8s/ render it with kubectl's kustomize, as `kubectl apply -k` would
+  command -v kubectl >/dev/null && return
+  log "installing kubectl"
+  apt_install kubectl || { log "the tests of k8s/ need kubectl (with kustomize): install it and run again"; exit 1; }
+}
+
 check_native_sources() { # Quarkus's native build steps without GraalVM: they must pass and leave the image's inputs
   log "native build steps (sources only; GraalVM is needed only for the last step, native-image itself)"
   ./mvnw -B -q package -Dnative -Dquarkus.native.sources-only=true -DskipTests
@@ -150,7 +156,7 @@ case "${1:-}" in
     wait
     ;;
   test)
-    ensure_jdk; ensure_redis; ensure_postgres
+    ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl
     check_native_sources
     exec ./mvnw -B verify
     ;;
