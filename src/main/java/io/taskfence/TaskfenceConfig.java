@@ -56,6 +56,13 @@ public interface TaskfenceConfig {
         /** Tasks moved to the queue per transaction. */
         @WithDefault("500")
         int batchSize();
+
+        /**
+         * Messages the queue may hold before dispatch waits for the workers: tasks stay PENDING (where a
+         * higher priority still counts) rather than line up in the stream, and recovery can read it whole.
+         */
+        @WithDefault("1000")
+        int maxQueueDepth();
     }
 
     interface Worker {

@@ -35,6 +35,7 @@ public class Dispatcher {
     private final TaskQueue queue;
     private final Duration interval;
     private final int batchSize;
+    private final int maxQueueDepth;
     private final boolean enabled;
     private final ExecutorService nudges = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("dispatch-nudge").daemon().factory());
@@ -46,6 +47,7 @@ public class Dispatcher {
         this.queue = queue;
         this.interval = config.dispatch().interval();
         this.batchSize = config.dispatch().batchSize();
+        this.maxQueueDepth = config.dispatch().maxQueueDepth();
         this.enabled = config.dispatch().enabled();
     }
 
@@ -73,16 +75,20 @@ public class Dispatcher {
         jobs.run(TaskQueue.DISPATCH_LOCK, waitAtMost, this::dispatch);
     }
 
-    /** Batches until none is due, the lease is lost, or a push is refused. */
+    /** Batches until none is due, the queue is full, the lease is lost, or a push is refused. */
     void dispatch(FencedLease held) {
         FenceToken fence = new FenceToken(TaskQueue.DISPATCH_LOCK, held.token(), held.holder());
         while (held.isValid() && !Thread.currentThread().isInterrupted()) {
-            List<UUID> ids = transitions.enqueueDue(fence, batchSize);
+            int room = (int) Math.min(batchSize, maxQueueDepth - queue.depth());
+            if (room <= 0) {
+                return; // the workers are behind; the next tick (or nudge) dispatches when they have caught up
+            }
+            List<UUID> ids = transitions.enqueueDue(fence, room);
             if (!ids.isEmpty() && !queue.push(held, ids)) {
                 LOG.warnf("dispatch lost its lock between commit and push; %d tasks wait for recovery", ids.size());
                 return;
             }
-            if (ids.size() < batchSize) {
+            if (ids.size() < room) {
                 return;
             }
         }

@@ -41,7 +41,16 @@ class FencedJobs {
                 try {
                     job.run(held);
                 } catch (StaleFenceException refused) {
-                    repair.afterRefusal(refused);
+                    // The watchdog may have interrupted this thread (the lease was lost too); the repair's
+                    // Redis and PostgreSQL calls must still get through.
+                    boolean interrupted = Thread.interrupted();
+                    try {
+                        repair.afterRefusal(refused);
+                    } finally {
+                        if (interrupted) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
                 }
             });
         } catch (LockUnavailableException | TaskStoreException e) {

@@ -9,6 +9,7 @@ import org.jboss.logging.Logger;
 import io.quarkus.scheduler.Scheduled;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.lock.FencedLease;
+import io.taskfence.queue.TaskQueue;
 import io.taskfence.task.FenceToken;
 import io.taskfence.task.TaskTransitions;
 
@@ -24,13 +25,15 @@ public class Recovery {
 
     private final FencedJobs jobs;
     private final TaskTransitions transitions;
+    private final TaskQueue queue;
     private final Duration enqueuedTimeout;
     private final Duration backoffBase;
     private final Duration backoffCap;
 
-    Recovery(FencedJobs jobs, TaskTransitions transitions, TaskfenceConfig config) {
+    Recovery(FencedJobs jobs, TaskTransitions transitions, TaskQueue queue, TaskfenceConfig config) {
         this.jobs = jobs;
         this.transitions = transitions;
+        this.queue = queue;
         this.enqueuedTimeout = config.recovery().enqueuedTimeout();
         this.backoffBase = config.retry().backoffBase();
         this.backoffCap = config.retry().backoffCap();
@@ -44,7 +47,8 @@ public class Recovery {
 
     void recover(FencedLease held) {
         FenceToken fence = new FenceToken(LOCK, held.token(), held.holder());
-        int requeued = transitions.requeueStaleEnqueued(fence, enqueuedTimeout);
+        // Read before the update: a message claimed meanwhile leaves its row PROCESSING, which the update skips.
+        int requeued = transitions.requeueStaleEnqueued(fence, enqueuedTimeout, queue.queuedTaskIds());
         int expired = transitions.failExpiredLeases(fence, backoffBase, backoffCap);
         if (requeued + expired > 0) {
             LOG.infof("recovery: %d ENQUEUED tasks without a message back to PENDING, %d expired processing "

@@ -2,7 +2,9 @@ package io.taskfence.queue;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -34,6 +36,7 @@ public class TaskQueue {
 
     private static final Logger LOG = Logger.getLogger(TaskQueue.class);
     private static final String TASK_FIELD = "task";
+    private static final int PAGE = 1000;
 
     /** One message: the stream entry's id and the task it names. */
     public record Message(String id, UUID taskId) {
@@ -123,6 +126,30 @@ public class TaskQueue {
         }
         streams.xgroupDelConsumer(stream, GROUP, consumer);
         return true;
+    }
+
+    /**
+     * The tasks whose messages are in the stream: pushed and not yet done. Dispatch keeps the stream short
+     * ({@code taskfence.dispatch.max-queue-depth}), so reading it whole is cheap.
+     */
+    public Set<UUID> queuedTaskIds() {
+        Set<UUID> ids = new HashSet<>();
+        String from = "-";
+        while (true) {
+            Response page = redis.execute("XRANGE", stream, from, "+", "COUNT", Integer.toString(PAGE));
+            for (Response entry : page) {
+                Response fields = entry.get(1);
+                for (int i = 0; i + 1 < fields.size(); i += 2) {
+                    if (TASK_FIELD.equals(fields.get(i).toString())) {
+                        ids.add(UUID.fromString(fields.get(i + 1).toString()));
+                    }
+                }
+            }
+            if (page.size() < PAGE) {
+                return ids;
+            }
+            from = "(" + page.get(page.size() - 1).get(0).toString();
+        }
     }
 
     /** Messages in the stream (XLEN): pushed and not yet done. */

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -243,18 +244,20 @@ public class TaskTransitions {
     }
 
     /**
-     * ENQUEUED for longer than {@code timeout} → PENDING: its queue message was lost (a crash between
-     * commit and push, or Redis lost the stream). One fenced statement.
+     * ENQUEUED for longer than {@code timeout} and not among {@code stillQueued} (the tasks whose messages
+     * the queue holds) → PENDING: its message was lost (a crash between commit and push, or Redis lost the
+     * stream). A task merely waiting in a long queue keeps its place. One fenced statement.
      *
      * @return how many tasks went back to PENDING
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
-    public int requeueStaleEnqueued(FenceToken fence, Duration timeout) {
+    public int requeueStaleEnqueued(FenceToken fence, Duration timeout, Collection<UUID> stillQueued) {
         List<TransitionMeters.Moved> requeued = fenced(fence, connection -> {
             try (PreparedStatement requeue = connection.prepareStatement("update tasks set status = 'PENDING', "
                     + "updated_at = now() where status = 'ENQUEUED' "
-                    + "and updated_at < now() - ? * interval '1 millisecond' returning status, type")) {
+                    + "and updated_at < now() - ? * interval '1 millisecond' and id <> all(?) returning status, type")) {
                 requeue.setLong(1, timeout.toMillis());
+                requeue.setArray(2, connection.createArrayOf("uuid", stillQueued.toArray()));
                 return movedRows(requeue);
             }
         });

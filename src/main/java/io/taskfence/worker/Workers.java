@@ -59,7 +59,7 @@ public class Workers {
 
     Workers(TaskQueue queue, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
             LockSettings settings, MeterRegistry metrics,
-            @ConfigProperty(name = "quarkus.redis.timeout", defaultValue = "10s") Duration redisTimeout) {
+            @ConfigProperty(name = "quarkus.redis.timeout") Duration redisTimeout) {
         this.queue = queue;
         this.transitions = transitions;
         this.handlers = handlers;
@@ -96,7 +96,11 @@ public class Workers {
                     queue.ensureGroup();
                     groupReady = true;
                 }
-                slots.acquire();
+                // Bounded, so that the loop sees a shutdown within readBlock without being interrupted
+                // (an interrupted read could drop a batch Redis has already delivered to this consumer).
+                if (!slots.tryAcquire(readBlock.toMillis(), TimeUnit.MILLISECONDS)) {
+                    continue;
+                }
                 int free = 1 + slots.drainPermits();
                 List<Message> messages = List.of();
                 try {
@@ -140,9 +144,6 @@ public class Workers {
     }
 
     private void run(Message message) {
-        if (stopping) {
-            return; // not claimed: the message stays pending, and another replica reclaims it
-        }
         Optional<Claim> claimed = transitions.claim(message.taskId(), consumer + "/" + UUID.randomUUID(),
                 config.worker().lease());
         queue.done(message);
@@ -164,9 +165,14 @@ public class Workers {
             return;
         }
         stopping = true;
-        reader.interrupt();
-        pool.shutdown();
         try {
+            // The reader finishes its current read (at most readBlock, or the Redis time-out if Redis hangs)
+            // and hands what it got to the pool, where those tasks are claimed and drained like the rest.
+            reader.join(readBlock.plusSeconds(6).toMillis());
+            if (reader.isAlive()) {
+                reader.interrupt();
+            }
+            pool.shutdown();
             if (!pool.awaitTermination(config.worker().drainTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 LOG.warnf("%d handlers still running after %s; handing their tasks back", running.size(),
                         config.worker().drainTimeout());
@@ -174,7 +180,6 @@ public class Workers {
                 pool.shutdownNow();
                 pool.awaitTermination(5, TimeUnit.SECONDS);
             }
-            reader.join(readBlock.plusSeconds(5).toMillis());
             if (!queue.leave(consumer)) {
                 LOG.infof("consumer %s leaves unfinished messages; another replica reclaims them", consumer);
             }

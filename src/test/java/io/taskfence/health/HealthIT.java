@@ -96,6 +96,31 @@ class HealthIT {
         assertTrue(service.process().isAlive());
     }
 
+    @Test
+    void aMigrationThatCannotSucceedIsNotRetriedAndFailsTheStartupCheck() throws Exception {
+        execute("create schema " + schema);
+        execute("create table " + schema + ".tasks (id int)"); // not ours: the first migration cannot create it
+        redis = StandaloneRedis.start(redisPort, dir);
+        Map<String, String> env = new HashMap<>();
+        env.put("QUARKUS_REDIS_HOSTS", redis.url());
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", PostgresSchema.DATABASE_URL + "?currentSchema=" + schema);
+        env.put("QUARKUS_DATASOURCE_USERNAME", PostgresSchema.USER);
+        env.put("QUARKUS_FLYWAY_SCHEMAS", schema);
+        service = PackagedService.start("health-1", env, dir.resolve("service.log"));
+
+        service.awaitStatus("/q/health/started", 503, Duration.ofSeconds(90));
+        assertEquals(503, service.status("/q/health/ready"));
+        assertEquals(200, service.status("/q/health/live"), "the process itself is fine");
+        assertTrue(service.output().contains("the schema migrations failed, and retrying cannot mend it"),
+                "the failure is logged as such");
+        Thread.sleep(3_000);
+        assertEquals(1, count(service.output(), "Migrating schema"), "a migration that cannot succeed is not retried");
+    }
+
+    private static int count(String text, String part) {
+        return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
+    }
+
     /** A task submitted now runs to SUCCEEDED: the replica does its work again, not just its probes. */
     private void assertTaskRuns() throws Exception {
         String created = service.post("/api/v1/tasks", "{\"type\":\"noop\",\"payload\":{}}",

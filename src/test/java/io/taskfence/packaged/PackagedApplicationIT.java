@@ -43,7 +43,10 @@ class PackagedApplicationIT {
         for (String probe : new String[] { "live", "ready", "started" }) {
             given().get("/q/health/" + probe).then().statusCode(200).body("status", equalTo("UP"));
         }
-        given().get("/q/metrics").then().statusCode(200).body(containsString("taskfence_lock_acquisitions_total"));
+        given().get("/q/metrics").then().statusCode(200).body(containsString("taskfence_tasks{status=\"PENDING\"}"));
+        // Counted once a job has taken its lock: the first dispatch runs a second after start-up.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().get("/q/metrics").then()
+                .body(containsString("taskfence_lock_acquisitions_total{lock=\"dispatch\"}")));
         given().get("/q/openapi").then().statusCode(200).body(containsString("/api/v1/tasks"));
     }
 

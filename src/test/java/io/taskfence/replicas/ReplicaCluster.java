@@ -52,7 +52,7 @@ final class ReplicaCluster implements AutoCloseable {
                 "TASKFENCE_WORKER_LEASE", "3s",
                 "TASKFENCE_WORKER_DRAIN_TIMEOUT", "5s",
                 "TASKFENCE_RECOVERY_INTERVAL", "1s",
-                "TASKFENCE_RECOVERY_ENQUEUED_TIMEOUT", "8s",
+                "TASKFENCE_RECOVERY_ENQUEUED_TIMEOUT", "20s",
                 "TASKFENCE_RETRY_BACKOFF_BASE", "100ms",
                 "TASKFENCE_RETRY_BACKOFF_CAP", "1s",
                 "QUARKUS_REDIS_TIMEOUT", "1s"));
@@ -73,7 +73,11 @@ final class ReplicaCluster implements AutoCloseable {
             }
             return cluster;
         } catch (Exception | Error e) {
-            cluster.close();
+            try {
+                cluster.close();
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
             throw e;
         }
     }

@@ -24,6 +24,23 @@ public final class Sql {
         }
     }
 
+    /** One row of a query's result, as a {@link ResultSet} positioned on it. */
+    @FunctionalInterface
+    public interface Row {
+        void read(ResultSet row) throws SQLException;
+    }
+
+    public static void rows(DataSource db, String sql, Row each) {
+        try (Connection connection = db.getConnection(); PreparedStatement statement = connection.prepareStatement(sql);
+                ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                each.read(rows);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public static long count(DataSource db, String sql, Object... parameters) {
         try (Connection connection = db.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
             for (int i = 0; i < parameters.length; i++) {

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -162,18 +163,23 @@ class TaskTransitionsTest {
     }
 
     @Test
-    void staleEnqueuedTasksGoBackToPendingUnderTheFence() {
+    void staleEnqueuedTasksWhoseMessageIsGoneGoBackToPendingUnderTheFence() {
         String lock = "recovery-" + UUID.randomUUID();
         UUID stale = fixtures.enqueued();
         UUID fresh = fixtures.enqueued();
+        UUID waitingInTheQueue = fixtures.enqueued();
         fixtures.age(stale, Duration.ofMinutes(2));
+        fixtures.age(waitingInTheQueue, Duration.ofMinutes(2));
 
-        assertTrue(transitions.requeueStaleEnqueued(TaskFixtures.fence(lock, 3), Duration.ofMinutes(1)) >= 1);
+        assertTrue(transitions.requeueStaleEnqueued(TaskFixtures.fence(lock, 3), Duration.ofMinutes(1),
+                Set.of(waitingInTheQueue)) >= 1);
         assertEquals(TaskStatus.PENDING, status(stale));
         assertEquals(TaskStatus.ENQUEUED, status(fresh));
+        assertEquals(TaskStatus.ENQUEUED, status(waitingInTheQueue), "its message is still queued: it keeps its place");
 
         fixtures.age(fresh, Duration.ofMinutes(2));
-        assertThrows(StaleFenceException.class, () -> transitions.requeueStaleEnqueued(TaskFixtures.fence(lock, 2), Duration.ofMinutes(1)));
+        assertThrows(StaleFenceException.class, () -> transitions.requeueStaleEnqueued(TaskFixtures.fence(lock, 2),
+                Duration.ofMinutes(1), Set.of()));
         assertEquals(TaskStatus.ENQUEUED, status(fresh), "a refused recovery changed a task");
     }
 

@@ -31,15 +31,19 @@ public final class StandaloneRedis implements AutoCloseable {
         StandaloneRedis redis = new StandaloneRedis(port, server);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
+            String answer;
             try {
-                if ("PONG".equals(redis.cli("ping"))) {
-                    return redis;
-                }
+                answer = redis.cli("ping");
             } catch (IllegalStateException notYet) {
-                if (System.nanoTime() > deadline || !server.isAlive()) {
-                    server.destroyForcibly();
-                    throw new IllegalStateException("redis-server on port " + port + " did not start; see " + log, notYet);
-                }
+                answer = notYet.getMessage();
+            }
+            if ("PONG".equals(answer)) {
+                return redis;
+            }
+            if (System.nanoTime() > deadline || !server.isAlive()) {
+                server.destroyForcibly();
+                throw new IllegalStateException("redis-server on port " + port + " did not start (" + answer
+                        + "); see " + log);
             }
             Thread.sleep(100);
         }

@@ -37,15 +37,20 @@ public final class TcpForwarder implements AutoCloseable {
 
     private void acceptUntilClosed() {
         while (!listener.isClosed()) {
+            Socket client;
             try {
-                Socket client = listener.accept();
+                client = listener.accept();
+            } catch (IOException closed) {
+                continue;
+            }
+            sockets.add(client);
+            try {
                 Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort);
-                sockets.add(client);
                 sockets.add(server);
                 Thread.ofPlatform().daemon().start(() -> pipe(client, server));
                 Thread.ofPlatform().daemon().start(() -> pipe(server, client));
-            } catch (IOException e) {
-                // closed, or the target refused: the client sees its connection drop
+            } catch (IOException refused) {
+                closeQuietly(client); // the client sees its connection drop, as the server's own refusal would show
             }
         }
     }
