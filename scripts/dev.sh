@@ -4,6 +4,7 @@
 #   scripts/dev.sh run    build and start the service on http://localhost:8080
 #   scripts/dev.sh test   run the whole test suite against the local Redis and PostgreSQL
 #   scripts/dev.sh replicas [N]   build and start N replicas (default 3) on ports 8081.., sharing the work
+#   scripts/dev.sh native-check   run GraalVM's image builder over the native sources (needs ../shared/native-check)
 #
 # It picks a JDK >= 21 (installing one from Debian's packages if none is found), and makes sure Redis
 # (127.0.0.1:6379) and PostgreSQL (127.0.0.1:5432, database "test") answer, installing them from
@@ -113,6 +114,10 @@ ensure_kubectl() { # the tests of k8s/ render it with kubectl's kustomize, as `k
   apt_install kubectl || { log "the tests of k8s/ need kubectl (with kustomize): install it and run again"; exit 1; }
 }
 
+# GraalVM 25's own image builder (jars from Maven Central, run on Temurin 25) over the native sources, up to
+# the link: class initialisation, reachability analysis and unresolved elements fail here as in a real build.
+NATIVE_CHECK=${TASKFENCE_NATIVE_CHECK:-../shared/native-check}
+
 check_native_sources() { # Quarkus's native build steps without GraalVM: they must pass and leave the image's inputs
   log "native build steps (sources only; GraalVM is needed only for the last step, native-image itself)"
   ./mvnw -B -q package -Dnative -Dquarkus.native.sources-only=true -DskipTests
@@ -120,13 +125,31 @@ check_native_sources() { # Quarkus's native build steps without GraalVM: they mu
   [ -s "$dir/native-image.args" ] || { log "the native build left no $dir/native-image.args"; exit 1; }
   runner=$(ls "$PWD/$dir"/*-runner.jar)
   unpacked=$(mktemp -d)
-  (cd "$unpacked" && "$JAVA_HOME/bin/jar" xf "$runner" META-INF/native-image/resource-config.json)
+  (cd "$unpacked" && "$JAVA_HOME/bin/jar" xf "$runner" META-INF/native-image/resource-config.json \
+    META-INF/native-image/reflect-config.json)
   for resources in 'lock/' 'queue/' 'db/migration/'; do
     grep -qF "\"$resources" "$unpacked/META-INF/native-image/resource-config.json" \
       || { log "the native image would lack the resources under $resources"; exit 1; }
   done
+  # What the API writes as JSON: Jackson reads these by reflection, which a native image allows only for
+  # registered classes (Problem only comes from exception mappers, so it is registered by annotation).
+  for type in api.Problem 'api.Problem$Violation' task.Task task.TaskPage 'api.StatsResource$Stats' lock.LockHolder; do
+    grep -qF "\"name\":\"io.taskfence.$type\"" "$unpacked/META-INF/native-image/reflect-config.json" \
+      || { log "the native image would not let Jackson write io.taskfence.$type (not registered for reflection)"; exit 1; }
+  done
   rm -rf "$unpacked"
-  log "native build steps passed: $dir holds the native-image arguments, with the Lua scripts and migrations"
+  log "native build steps passed: $dir holds the native-image arguments, with the Lua scripts, migrations"
+  log "and the API's JSON types registered for reflection"
+}
+
+check_native_image() {
+  if [ ! -x "$NATIVE_CHECK/run.sh" ]; then
+    log "the native image check needs GraalVM's builder scripts in $NATIVE_CHECK (set TASKFENCE_NATIVE_CHECK to"
+    log "where they are); without them only the sources-only step above has run"
+    return 1
+  fi
+  log "GraalVM's image builder over the native sources ($NATIVE_CHECK/run.sh; 5-10 minutes, about 3 GB)"
+  "$NATIVE_CHECK/run.sh" .
 }
 
 readable_logs() { # the packaged service logs JSON (prod profile) for collectors; people at a terminal read text
@@ -155,13 +178,22 @@ case "${1:-}" in
     log "Ctrl-C stops them all"
     wait
     ;;
+  native-check)
+    ensure_jdk
+    check_native_image
+    ;;
   test)
     ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl
     check_native_sources
+    if [ -d "$NATIVE_CHECK" ]; then
+      check_native_image
+    else
+      log "skipping GraalVM's image builder: $NATIVE_CHECK is not here (CI has it; see scripts/dev.sh native-check)"
+    fi
     exec ./mvnw -B verify
     ;;
   *)
-    echo "usage: scripts/dev.sh run|test|replicas [N]" >&2
+    echo "usage: scripts/dev.sh run|test|replicas [N]|native-check" >&2
     exit 2
     ;;
 esac

@@ -5,9 +5,11 @@ import jakarta.inject.Singleton;
 
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.quarkus.runtime.configuration.MemorySize;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 
 /**
@@ -18,25 +20,37 @@ import io.vertx.ext.web.Router;
 @Singleton
 class BodyLimit {
 
-    private final long maxBytes;
+    private static final int CONTENT_TOO_LARGE = 413;
 
-    BodyLimit(@ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize max) {
+    private final long maxBytes;
+    private final ObjectMapper json;
+
+    BodyLimit(@ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize max, ObjectMapper json) {
         this.maxBytes = max.asLongValue();
+        this.json = json;
     }
 
     void install(@Observes Router router) {
         router.route().order(Integer.MIN_VALUE).handler(context -> {
             String length = context.request().getHeader(HttpHeaders.CONTENT_LENGTH);
             if (length != null && isOver(length)) {
-                JsonObject problem = new JsonObject().put("status", 413).put("title", "Content Too Large")
-                        .put("detail", "the body is " + length + " bytes; at most " + maxBytes + " are read "
-                                + "(a task's payload may be at most " + TaskResource.MAX_PAYLOAD_BYTES + " bytes)");
-                context.response().setStatusCode(413).putHeader(HttpHeaders.CONTENT_TYPE, "application/problem+json")
-                        .putHeader(HttpHeaders.CONNECTION, "close").end(problem.encode());
+                Problem problem = Problem.of(CONTENT_TOO_LARGE, "Content Too Large", "the body is " + length
+                        + " bytes; at most " + maxBytes + " are read (a task's payload may be at most "
+                        + TaskResource.MAX_PAYLOAD_BYTES + " bytes)").at(context.request().path());
+                context.response().setStatusCode(CONTENT_TOO_LARGE).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE)
+                        .putHeader(HttpHeaders.CONNECTION, "close").end(encode(problem));
                 return;
             }
             context.next();
         });
+    }
+
+    private String encode(Problem problem) {
+        try {
+            return json.writeValueAsString(problem);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a problem could not be written as JSON", e);
+        }
     }
 
     private boolean isOver(String length) {

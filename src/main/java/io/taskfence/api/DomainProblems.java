@@ -16,30 +16,34 @@ final class DomainProblems {
 
     private static final Logger LOG = Logger.getLogger(DomainProblems.class);
 
+    /** Seconds a client should wait before trying again after a 503. */
+    private static final String RETRY_AFTER_SECONDS = "5";
+
     @ServerExceptionMapper
     Response invalidCursor(InvalidCursorException e) {
-        return Problems.of(Status.BAD_REQUEST, e.getMessage()).toResponse();
+        return Problem.of(Status.BAD_REQUEST, e.getMessage()).toResponse();
     }
 
     @ServerExceptionMapper
     Response idempotencyKeyReused(IdempotencyKeyReusedException e) {
-        return Problems.unprocessable(e.getMessage()).toResponse();
+        return Problem.unprocessable(e.getMessage()).toResponse();
     }
 
     /** The database failed: nothing was changed, and the client may try again. */
     @ServerExceptionMapper
     Response storeUnavailable(TaskStoreException e) {
         LOG.warn("PostgreSQL failed a request", e);
-        Response problem = Problems.of(Status.SERVICE_UNAVAILABLE,
-                "the task database did not answer; nothing was changed, try again shortly").toResponse();
-        return Response.fromResponse(problem).header("Retry-After", "5").build();
+        return unavailable("the task database did not answer; nothing was changed, try again shortly");
     }
 
     @ServerExceptionMapper
     Response redisUnavailable(LockUnavailableException e) {
         LOG.warn("Redis failed a request", e);
-        Response problem = Problems.of(Status.SERVICE_UNAVAILABLE, "Redis did not answer; try again shortly")
-                .toResponse();
-        return Response.fromResponse(problem).header("Retry-After", "5").build();
+        return unavailable("Redis did not answer; try again shortly");
+    }
+
+    private static Response unavailable(String detail) {
+        return Response.fromResponse(Problem.of(Status.SERVICE_UNAVAILABLE, detail).toResponse())
+                .header("Retry-After", RETRY_AFTER_SECONDS).build();
     }
 }

@@ -29,7 +29,6 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.quarkiverse.resteasy.problem.HttpProblem;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.dispatch.Dispatcher;
 import io.taskfence.task.NewTask;
@@ -167,13 +166,13 @@ public class TaskResource {
     }
 
     /** The transition lost: say why, from the task's state now (it may have moved on already). */
-    private HttpProblem refused(String id, String action, String allowedFrom) {
+    private ProblemException refused(String id, String action, String allowedFrom) {
         Task task = queries.find(taskId(id)).orElseThrow(() -> notFound(id));
         return Problems.of(Status.CONFLICT, "cannot " + action + " task " + id + ": it is " + task.status()
                 + ", and only a task that is " + allowedFrom + " can be");
     }
 
-    private static HttpProblem notFound(String id) {
+    private static ProblemException notFound(String id) {
         return Problems.of(Status.NOT_FOUND, "no task with id '" + id + "'");
     }
 }

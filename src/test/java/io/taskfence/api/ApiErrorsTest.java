@@ -4,7 +4,10 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.notNullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.stream.Stream;
 
@@ -19,8 +22,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ValidatableResponse;
+import io.restassured.specification.RequestSpecification;
 import io.taskfence.task.Sql;
 import io.taskfence.testing.ApiKeysForTests;
+import io.taskfence.testing.LogCapture;
 import io.taskfence.testing.TestServers;
 
 /**
@@ -56,6 +61,10 @@ class ApiErrorsTest {
                         "violations.field", "priority"),
                 Arguments.of("unknown field", "{\"type\":\"noop\",\"payload\":{},\"max_attempts\":3}", 400, "field",
                         "max_attempts"),
+                Arguments.of("unknown field, the known ones listed", "{\"type\":\"noop\",\"payload\":{},\"max_attempts\":3}",
+                        400, "detail", "the fields are deadline, maxAttempts, payload, priority, runAt, type"),
+                Arguments.of("type not a string", "{\"type\":{\"a\":1},\"payload\":{}}", 400, "field", "type"),
+                Arguments.of("a JSON array for a body", "[" + OK_TASK + "]", 400, "detail", "the body must be a JSON object"),
                 Arguments.of("runAt not a time", "{\"type\":\"noop\",\"payload\":{},\"runAt\":\"tomorrow\"}", 400, "field",
                         "runAt"),
                 Arguments.of("deadline before runAt", "{\"type\":\"noop\",\"payload\":{},\"runAt\":\"2030-01-02T00:00:00Z\","
@@ -118,13 +127,58 @@ class ApiErrorsTest {
                 "detail", "no task with id 'nope'");
     }
 
-    private static void problem(ValidatableResponse response, int status, String path, String says) {
+    @Test
+    void anUnknownPathOrMethodIsAProblem() {
+        problem(given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/nothing-here").then(), 404, "detail",
+                "nothing is served at /api/v1/nothing-here");
+        problem(given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).delete("/api/v1/tasks").then(), 405, "title",
+                "Method Not Allowed");
+    }
+
+    static Stream<Arguments> requestsRefusedAtEachStage() {
+        String submit = ApiKeysForTests.SUBMIT_KEY;
+        return Stream.of(
+                Arguments.of("authentication", null, "POST", "/api/v1/tasks", OK_TASK),
+                Arguments.of("authorisation", submit, "GET", "/api/v1/stats", null),
+                Arguments.of("routing", submit, "GET", "/api/v1/nothing-here", null),
+                Arguments.of("reading the body", submit, "POST", "/api/v1/tasks", "{"),
+                Arguments.of("validation", submit, "POST", "/api/v1/tasks", "{\"payload\":{}}"),
+                Arguments.of("the resource", submit, "GET", "/api/v1/tasks/not-a-uuid", null));
+    }
+
+    /** RFC 9457's instance: the path the problem occurred at, whichever stage refused the request. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("requestsRefusedAtEachStage")
+    void everyProblemNamesThePathItConcerns(String stage, String key, String method, String path, String body) {
+        RequestSpecification request = given();
+        if (key != null) {
+            request.auth().oauth2(key);
+        }
+        if (body != null) {
+            request.contentType("application/json").body(body);
+        }
+        request.request(method, path).then().contentType("application/problem+json").body("instance", is(path))
+                .body("title", notNullValue());
+    }
+
+    @Test
+    void aFaultOfTheServerIsA500ProblemThatKeepsItsInternalsInTheLog() {
+        try (LogCapture log = LogCapture.of(RequestProblems.class.getName())) {
+            problem(given().get("/test-only/failure").then(), 500, "detail", "failed on the server")
+                    .body(not(containsString(FailingResource.INTERNALS)));
+            assertTrue(log.lines().stream().anyMatch(line -> line.message().contains("GET /test-only/failure failed")),
+                    "the failure is logged: " + log.lines());
+        }
+    }
+
+    private static ValidatableResponse problem(ValidatableResponse response, int status, String path, String says) {
         response.statusCode(status).contentType("application/problem+json").body("status", is(status));
         if (path.startsWith("violations")) {
             response.body(path, hasItem(containsString(says)));
         } else {
             response.body(path, containsString(says));
         }
+        return response;
     }
 
     private long tasks() {

@@ -1,0 +1,60 @@
+package io.taskfence.api;
+
+import java.util.List;
+
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.Response.Status;
+
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+/**
+ * An RFC 9457 problem, the body of every error this API answers. {@code field} names the JSON property
+ * that could not be read; {@code violations} lists what failed validation. Registered for reflection by
+ * name: Jackson writes it in a native image too, and no resource method returns it, only exception mappers.
+ */
+@Schema(name = "Problem", description = "RFC 9457 problem details")
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@RegisterForReflection
+public record Problem(int status, String title, String detail, String instance, String field, List<Violation> violations) {
+
+    static final String MEDIA_TYPE = "application/problem+json";
+    private static final int UNPROCESSABLE_CONTENT = 422;
+
+    /** One failed constraint: the field, where in the request it was ({@code body}, {@code query}, ...) and why. */
+    @RegisterForReflection
+    public record Violation(String field, String in, String message) {
+    }
+
+    static Problem of(Status status, String detail) {
+        return of(status.getStatusCode(), status.getReasonPhrase(), detail);
+    }
+
+    /** The request was understood but cannot be carried out as it is (RFC 9110's 422). */
+    static Problem unprocessable(String detail) {
+        return of(UNPROCESSABLE_CONTENT, "Unprocessable Content", detail);
+    }
+
+    static Problem of(int status, String title, String detail) {
+        return new Problem(status, title, detail, null, null, null);
+    }
+
+    Problem withField(String name) {
+        return new Problem(status, title, detail, instance, name, violations);
+    }
+
+    Problem withViolations(List<Violation> failed) {
+        return new Problem(status, title, detail, instance, field, List.copyOf(failed));
+    }
+
+    Problem at(String path) {
+        return new Problem(status, title, detail, path, field, violations);
+    }
+
+    Response toResponse() {
+        return Response.status(status).type(MEDIA_TYPE).entity(this).build();
+    }
+}
