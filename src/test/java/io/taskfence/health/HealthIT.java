@@ -1,8 +1,8 @@
 package io.taskfence.health;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -33,6 +33,7 @@ class HealthIT {
 
     private static final String ADMIN_KEY = "health-admin-key";
     private static final Duration SOON = Duration.ofSeconds(60);
+    private static final Duration POLL = Duration.ofMillis(200);
 
     private final ObjectMapper json = new ObjectMapper();
     private final String schema = "health_" + UUID.randomUUID().toString().substring(0, 8);
@@ -126,17 +127,9 @@ class HealthIT {
         String created = service.post("/api/v1/tasks", "{\"type\":\"noop\",\"payload\":{}}",
                 "Authorization", "Bearer " + ADMIN_KEY).body();
         String id = json.readTree(created).path("id").asText();
-        long deadline = System.nanoTime() + SOON.toNanos();
-        String status = "";
-        while (System.nanoTime() < deadline) {
-            status = json.readTree(service.get("/api/v1/tasks/" + id, "Authorization", "Bearer " + ADMIN_KEY).body())
-                    .path("status").asText();
-            if (status.equals("SUCCEEDED")) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        fail("task " + id + " is " + status + " after " + SOON + " (created: " + created + ")");
+        await("task " + id + " (created: " + created + ") SUCCEEDED").atMost(SOON).pollInterval(POLL)
+                .until(() -> json.readTree(service.get("/api/v1/tasks/" + id, "Authorization", "Bearer " + ADMIN_KEY)
+                        .body()).path("status").asText(), "SUCCEEDED"::equals);
     }
 
     private JsonNode readiness() throws Exception {
@@ -149,14 +142,9 @@ class HealthIT {
         return checks;
     }
 
-    private void awaitCheck(String name, String status) throws Exception {
-        long deadline = System.nanoTime() + SOON.toNanos();
-        while (!status.equals(checks(readiness()).get(name))) {
-            if (System.nanoTime() > deadline) {
-                fail(name + " is not " + status + ": " + readiness());
-            }
-            Thread.sleep(200);
-        }
+    private void awaitCheck(String name, String status) {
+        await(name + " " + status).atMost(SOON).pollInterval(POLL)
+                .until(() -> checks(readiness()).get(name), status::equals);
     }
 
     private static String databaseName() {

@@ -1,5 +1,6 @@
 package io.taskfence.replicas;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,8 +18,10 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -41,6 +44,7 @@ import io.taskfence.testing.PackagedService;
 class ReplicasIT {
 
     private static final Pattern UUID_IN_JSON = Pattern.compile("\"id\":\"([0-9a-f-]{36})\"");
+    private static final Duration POLL = Duration.ofMillis(200);
 
     @Test
     void twoThousandNoopTasksRunOnceEachSharedByAllReplicasUnderOneDispatcherAtATime() throws Exception {
@@ -171,9 +175,14 @@ class ReplicasIT {
     @Test
     void everyTaskFinishesAfterRedisIsFlushedMidRunWithoutRestartingAnyReplica() throws Exception {
         try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
-            List<UUID> ids = submit(cluster, cluster.replicas(), 400, i -> "{\"type\":\"sleep\",\"payload\":{\"ms\":200}}");
-            awaitTrue("some tasks are done", Duration.ofSeconds(60),
-                    () -> count(cluster, "select count(*) from tasks where status = 'SUCCEEDED'") >= 50);
+            // Held back until every task is submitted, however slow the machine; each then runs 3 s, so the
+            // first moment that workers hold tasks and messages wait in the stream comes long before most finish.
+            String runAt = "\"runAt\":\"" + Instant.now().plusSeconds(5) + "\"";
+            List<UUID> ids = submit(cluster, cluster.replicas(), 200,
+                    i -> "{\"type\":\"sleep\",\"payload\":{\"ms\":3000}," + runAt + "}");
+            awaitTrue("tasks are running and others wait in the stream", Duration.ofSeconds(60),
+                    () -> count(cluster, "select count(*) from tasks where status = 'PROCESSING'") >= 10
+                            && count(cluster, "select count(*) from tasks where status = 'ENQUEUED'") >= 10);
             assertTrue(count(cluster, "select count(*) from tasks where status <> 'SUCCEEDED'") > 100,
                     "nearly every task had finished before Redis lost its data: the test proves nothing");
             long fenceBefore = count(cluster, "select coalesce(max(token), 0) from fences where name = 'dispatch'");
@@ -384,27 +393,12 @@ class ReplicasIT {
         return 0;
     }
 
-    @FunctionalInterface
-    private interface Probe<T> {
-        T get() throws Exception;
-    }
-
-    private static void awaitTrue(String what, Duration atMost, Probe<Boolean> condition) throws Exception {
-        awaitValue(what, atMost, () -> condition.get() ? Boolean.TRUE : null);
+    private static void awaitTrue(String what, Duration atMost, Callable<Boolean> condition) {
+        await(what).atMost(atMost).pollInterval(POLL).until(condition);
     }
 
     /** Polls {@code probe} until it gives a value; fails, saying {@code what}, after {@code atMost}. */
-    private static <T> T awaitValue(String what, Duration atMost, Probe<T> probe) throws Exception {
-        long deadline = System.nanoTime() + atMost.toNanos();
-        while (true) {
-            T value = probe.get();
-            if (value != null) {
-                return value;
-            }
-            if (System.nanoTime() > deadline) {
-                fail("waited " + atMost + " for: " + what);
-            }
-            Thread.sleep(200);
-        }
+    private static <T> T awaitValue(String what, Duration atMost, Callable<T> probe) {
+        return await(what).atMost(atMost).pollInterval(POLL).until(probe, Objects::nonNull);
     }
 }

@@ -1,5 +1,7 @@
 package io.taskfence.testing;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -100,21 +102,15 @@ public final class PackagedService implements AutoCloseable {
     }
 
     /** Waits until {@code path} answers {@code status}; fails if the process exits or {@code atMost} passes. */
-    public void awaitStatus(String path, int status, Duration atMost) throws Exception {
-        long deadline = System.nanoTime() + atMost.toNanos();
-        int last = -1;
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(id + " exited (" + process.exitValue() + "); see " + log);
-            }
-            last = status(path);
-            if (last == status) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException(id + ": " + path + " answered " + last + ", not " + status + ", for " + atMost
-                + "; see " + log);
+    public void awaitStatus(String path, int status, Duration atMost) {
+        await(id + ": " + path + " answers " + status + " (see " + log + ")").atMost(atMost)
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException(id + " exited (" + process.exitValue() + "); see " + log);
+                    }
+                    return status(path);
+                }, answered -> answered == status);
     }
 
     /** Sends {@code signal} (e.g. STOP, CONT, KILL, TERM) to the process. */

@@ -1,8 +1,11 @@
 package io.taskfence.testing;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,24 +32,16 @@ public final class StandaloneRedis implements AutoCloseable {
                 "--save", "", "--appendonly", "no", "--dir", dir.toString())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         StandaloneRedis redis = new StandaloneRedis(port, server);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (true) {
-            String answer;
-            try {
-                answer = redis.cli("ping");
-            } catch (IllegalStateException notYet) {
-                answer = notYet.getMessage();
-            }
-            if ("PONG".equals(answer)) {
-                return redis;
-            }
-            if (System.nanoTime() > deadline || !server.isAlive()) {
-                server.destroyForcibly();
-                throw new IllegalStateException("redis-server on port " + port + " did not start (" + answer
-                        + "); see " + log);
-            }
-            Thread.sleep(100);
+        try {
+            await("redis-server on port " + port + " answers PING (see " + log + ")").atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(100)).ignoreException(IllegalStateException.class)
+                    .failFast("redis-server on port " + port + " exited; see " + log, () -> !server.isAlive())
+                    .until(() -> redis.cli("ping"), "PONG"::equals);
+        } catch (RuntimeException | Error notStarted) {
+            server.destroyForcibly();
+            throw notStarted;
         }
+        return redis;
     }
 
     public int port() {
