@@ -1,6 +1,9 @@
 package io.taskfence.lock;
 
 import java.time.Duration;
+import java.util.Map;
+
+import io.taskfence.logging.LogContext;
 
 /**
  * One holder's hold on a named lock, with the fencing token that every write it makes must carry.
@@ -51,6 +54,15 @@ public final class FencedLease implements AutoCloseable {
     /** The Redis key of the lock, for scripts that must act only while this lease still holds it. */
     public String lockKey() {
         return keys.lock();
+    }
+
+    /**
+     * Puts the lock's name and token in the calling thread's logging context (MDC keys {@code lock} and
+     * {@code fenceToken}) until closed, so that the lines a guarded job and its watchdog log say which
+     * lease they ran under.
+     */
+    LogContext logContext() {
+        return LogContext.with(Map.of("lock", name(), "fenceToken", Long.toString(token)));
     }
 
     /** What the lock key holds while this lease holds the lock: {@code <owner>:<token>}. */

@@ -21,6 +21,7 @@ import org.jboss.logging.Logger;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
+import io.taskfence.logging.LogContext;
 
 /**
  * Named locks in Redis that hand out fencing tokens (DESIGN section 2). Every lock has a lease, so a
@@ -130,7 +131,7 @@ public class FencedLocks {
         LeaseWatchdog watchdog = null;
         Exception failure = null;
         boolean heldToTheEnd;
-        LockLogContext logContext = LockLogContext.enter(held); // the job's log lines name lock and token
+        LogContext logContext = held.logContext(); // the job's log lines name lock and token
         try {
             watchdog = LeaseWatchdog.guardCurrentThread(held, watchdogTimer);
             job.run(held);

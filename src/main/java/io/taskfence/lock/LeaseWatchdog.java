@@ -6,6 +6,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
+import io.taskfence.logging.LogContext;
+
 /**
  * Keeps a lease alive while the work it guards runs on one thread, renewing every third of the lease.
  * The lock is lost when a renew is refused (another holder has it), or when the lease runs out here
@@ -48,7 +50,7 @@ final class LeaseWatchdog implements AutoCloseable {
     }
 
     private void renew() {
-        try (LockLogContext context = LockLogContext.enter(lease)) {
+        try (LogContext context = lease.logContext()) {
             renewOnce();
         }
     }
@@ -74,7 +76,7 @@ final class LeaseWatchdog implements AutoCloseable {
 
     /** Runs when the lease's end here has come without a successful renew in between. */
     private void expire() {
-        try (LockLogContext context = LockLogContext.enter(lease)) {
+        try (LogContext context = lease.logContext()) {
             if (!lease.isValid() && isRunning() && !lease.released()) {
                 lease.expire();
                 loseLock("its lease ran out while Redis did not answer");

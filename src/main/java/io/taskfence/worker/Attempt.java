@@ -1,17 +1,18 @@
 package io.taskfence.worker;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
-import org.jboss.logging.MDC;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.logging.LogContext;
 import io.taskfence.task.Claim;
 import io.taskfence.task.TaskHandler;
 import io.taskfence.task.TaskHandlers;
@@ -152,23 +153,11 @@ final class Attempt {
                 .record(nanos, TimeUnit.NANOSECONDS);
     }
 
-    /** Runs {@code work} with this attempt's ids in the calling thread's logging context, then removes them. */
+    /** Runs {@code work} with this attempt's ids in the calling thread's logging context. */
     private void inLogContext(Runnable work) {
-        Object previousTask = MDC.put(MDC_TASK_ID, claim.taskId().toString());
-        Object previousAttempt = MDC.put(MDC_ATTEMPT, Integer.toString(claim.attempt()));
-        try {
+        try (LogContext context = LogContext.with(
+                Map.of(MDC_TASK_ID, claim.taskId().toString(), MDC_ATTEMPT, Integer.toString(claim.attempt())))) {
             work.run();
-        } finally {
-            restore(MDC_TASK_ID, previousTask);
-            restore(MDC_ATTEMPT, previousAttempt);
-        }
-    }
-
-    private static void restore(String key, Object previous) {
-        if (previous == null) {
-            MDC.remove(key);
-        } else {
-            MDC.put(key, previous);
         }
     }
 
