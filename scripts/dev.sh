@@ -5,6 +5,7 @@
 #   scripts/dev.sh test   run the whole test suite against the local Redis and PostgreSQL
 #   scripts/dev.sh replicas [N]   build and start N replicas (default 3) on ports 8081.., sharing the work
 #   scripts/dev.sh native-check   run GraalVM's image builder over the native sources (needs ../shared/native-check)
+#   scripts/dev.sh bench [smoke]  measure throughput and latency against db-scheduler, Redisson and a ceiling
 #
 # It picks a JDK >= 21 (installing one from Debian's packages if none is found), and makes sure Redis
 # (127.0.0.1:6379) and PostgreSQL (127.0.0.1:5432, database "test") answer, installing them from
@@ -152,6 +153,46 @@ check_native_image() {
   "$NATIVE_CHECK/run.sh" .
 }
 
+ensure_wrk() { # the load generator of the REST benchmarks
+  command -v wrk >/dev/null && return
+  log "installing wrk"
+  apt_install wrk
+}
+
+# The figures the benchmarks left in target/bench/results.tsv (key<TAB>value), as a Markdown table.
+bench_table() {
+  awk -F '\t' -v tasks="$1" '
+    { v[$1] = $2 }
+    function f(k, d) { return (k in v) ? sprintf("%.*f", d, v[k]) : "n/a" }
+    function ratio(a, b) { return (a in v && b in v && v[b] > 0) ? sprintf("%.2f×", v[a] / v[b]) : "" }
+    END {
+      print "| measure | Taskfence | peer or ceiling | Taskfence ÷ peer |"
+      print "|---|---|---|---|"
+      printf "| drain %d pre-loaded `noop` tasks, 3 replicas × 8 workers (tasks/s) | %s | db-scheduler 16.12, lock-and-fetch, 3 × 8: %s | %s |\n", tasks, f("drain.taskfence", 0), f("drain.dbscheduler", 0), ratio("drain.taskfence", "drain.dbscheduler")
+      printf "| REST submit, one task a request, wrk 2 threads × 32 connections (requests/s) | %s | trivial endpoint, same replica: %s | %s |\n", f("submit.single", 0), f("submit.trivial", 0), ratio("submit.single", "submit.trivial")
+      printf "| REST bulk submit, 1,000 tasks a request (tasks/s) | %s | | |\n", f("submit.bulk", 0)
+      printf "| submit → start on an idle 3-replica cluster, p50 / p99 (ms, PostgreSQL clock) | %s / %s | | |\n", f("latency.p50", 1), f("latency.p99", 1)
+      split("1 8 64", t, " ")
+      for (i = 1; i <= 3; i++) printf "| lock acquire + release, %d thread%s (pairs/s) | %s | Redisson 4.7 `RLock`: %s | %s |\n", t[i], t[i] == 1 ? "" : "s", f("lock.taskfence." t[i], 0), f("lock.redisson." t[i], 0), ratio("lock.taskfence." t[i], "lock.redisson." t[i])
+    }' target/bench/results.tsv
+}
+
+run_bench() { # run_bench TASKS SECONDS: Taskfence's benchmarks (failsafe, profile bench), then the peers' (bench/)
+  local tasks=$1 seconds=$2
+  rm -f target/bench/results.tsv
+  ./mvnw -B -q -Pbench verify -Dtest='io.taskfence.bench.*Bench' -Dit.test='io.taskfence.bench.*BenchIT' \
+    -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
+    -Dbench.tasks="$tasks" -Dbench.seconds="$seconds"
+  ./mvnw -B -q -f bench/pom.xml package -DskipTests
+  "$JAVA_HOME/bin/java" -cp "$(cat bench/target/classpath.txt):bench/target/classes" io.taskfence.bench.peers.Peers \
+    --tasks "$tasks" --seconds "$seconds" --results target/bench/results.tsv
+  log "on $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(psql -h 127.0.0.1 \
+    -U postgres -d postgres -tAc 'show server_version' | cut -d' ' -f1) PostgreSQL, Redis $(redis-server --version \
+    | sed -E 's/.*v=([^ ]+).*/\1/'), JDK $("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 \
+    | sed -n 's/^ *java.version = //p')"
+  bench_table "$tasks"
+}
+
 readable_logs() { # the packaged service logs JSON (prod profile) for collectors; people at a terminal read text
   export QUARKUS_LOG_CONSOLE_JSON_ENABLED="${QUARKUS_LOG_CONSOLE_JSON_ENABLED:-false}"
 }
@@ -178,6 +219,14 @@ case "${1:-}" in
     log "Ctrl-C stops them all"
     wait
     ;;
+  bench)
+    ensure_jdk; ensure_redis; ensure_postgres; ensure_wrk
+    case "${2:-full}" in
+      smoke) run_bench 500 2 ;;   # keeps the benchmarks working (CI); its figures mean little
+      full) run_bench "${BENCH_TASKS:-20000}" "${BENCH_SECONDS:-10}" ;;
+      *) echo "usage: scripts/dev.sh bench [smoke]" >&2; exit 2 ;;
+    esac
+    ;;
   native-check)
     ensure_jdk
     check_native_image
@@ -193,7 +242,7 @@ case "${1:-}" in
     exec ./mvnw -B verify
     ;;
   *)
-    echo "usage: scripts/dev.sh run|test|replicas [N]|native-check" >&2
+    echo "usage: scripts/dev.sh run|test|replicas [N]|native-check|bench [smoke]" >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,42 @@
+package io.taskfence.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * Where a benchmark leaves its figures: one {@code key<TAB>value} line each in {@code bench.results}
+ * (target/bench/results.tsv), which {@code scripts/dev.sh bench} turns into the README's table.
+ */
+public final class BenchResults {
+
+    private BenchResults() {
+    }
+
+    /** How many tasks a drain or submit run uses ({@code -Dbench.tasks}; 20,000, or 500 for the smoke run). */
+    public static int tasks() {
+        return Integer.getInteger("bench.tasks", 20_000);
+    }
+
+    /** How long each timed run lasts ({@code -Dbench.seconds}). */
+    public static Duration runTime() {
+        return Duration.ofSeconds(Integer.getInteger("bench.seconds", 10));
+    }
+
+    public static void record(String key, double value) {
+        String line = key + "\t" + String.format(Locale.ROOT, "%.3f", value) + System.lineSeparator();
+        Path file = Path.of(System.getProperty("bench.results", "target/bench/results.tsv"));
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        System.out.printf("[bench] %s = %s%n", key, line.strip().substring(key.length() + 1));
+    }
+}
