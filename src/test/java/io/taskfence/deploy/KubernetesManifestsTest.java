@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -31,8 +30,8 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvFromSource;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarSource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Probe;
@@ -49,17 +48,21 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
-import io.taskfence.TaskfenceConfig;
+import io.quarkus.runtime.configuration.DurationConverter;
+import io.smallrye.config.EnvConfigSource;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
 import io.taskfence.deploy.Rendering.Workload;
 
 /**
  * Renders k8s/ with kubectl and checks what would break a rollout or weaken the pods: probes on the wrong
  * path or port, settings nobody reads, selectors that miss the pods (or catch others), a grace period
- * shorter than the drain, containers without limits or hardening.
+ * shorter than the drain, containers without limits or hardening. Reading the rendering already refuses
+ * fields the Kubernetes API does not know.
  */
 class KubernetesManifestsTest {
 
@@ -70,10 +73,12 @@ class KubernetesManifestsTest {
     private static Deployment deployment;
     private static Container app;
     private static Map<String, String> environment;
+    /** The application's settings as it reads them in its container. */
+    private static SmallRyeConfig config;
     private static int httpPort;
 
     @BeforeAll
-    static void render() {
+    static void render() throws IOException {
         rendering = Rendering.of(PROJECT.resolve("k8s"));
         deployment = rendering.named(Deployment.class, APP);
         app = deployment.getSpec().getTemplate().getSpec().getContainers().stream()
@@ -81,20 +86,20 @@ class KubernetesManifestsTest {
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("the Deployment has no container named " + APP));
         environment = environmentOf(app);
-        httpPort = ApplicationProperties.read(PROJECT.resolve("src/main/resources/application.properties")).httpPort(environment);
-    }
-
-    @Test
-    void everyFieldIsOneTheKubernetesApiKnows() {
-        for (HasMetadata object : rendering.objects()) {
-            assertEquals(List.of(), UnknownFields.in(object),
-                    object.getKind() + " " + object.getMetadata().getName() + " has fields the API server would refuse");
-        }
+        // As Quarkus reads them: the environment over application.properties, the prod profile, its Duration format.
+        config = new SmallRyeConfigBuilder()
+                .addDefaultInterceptors()
+                .withProfile("prod")
+                .withSources(new EnvConfigSource(environment, 300),
+                        new PropertiesConfigSource(PROJECT.resolve("src/main/resources/application.properties").toUri().toURL(), 250))
+                .withConverter(Duration.class, 200, new DurationConverter())
+                .build();
+        httpPort = config.getOptionalValue("quarkus.http.port", Integer.class).orElse(8080);
     }
 
     @Test
     void probesAskTheHealthEndpointsOnTheApplicationsPort() {
-        assertEquals(httpPort, PodPorts.resolve(new IntOrString("http"), List.of(app)),
+        assertEquals(httpPort, portNumber(new IntOrString("http"), List.of(app)),
                 "the container port named http is the one the application listens on");
         assertProbe("startup", app.getStartupProbe(), "/q/health/started");
         assertProbe("liveness", app.getLivenessProbe(), "/q/health/live");
@@ -112,10 +117,10 @@ class KubernetesManifestsTest {
 
     /** The port is the container port that the application listens on, by name or by number. */
     private static void assertApplicationPort(IntOrString port, String what) {
-        int resolved = PodPorts.resolve(port, List.of(app));
-        assertEquals(httpPort, resolved, what);
-        assertTrue(app.getPorts().stream().anyMatch(declared -> declared.getContainerPort() == resolved),
-                what + ": the container declares no port " + resolved);
+        int number = portNumber(port, List.of(app));
+        assertEquals(httpPort, number, what);
+        assertTrue(app.getPorts().stream().anyMatch(declared -> declared.getContainerPort() == number),
+                what + ": the container declares no port " + number);
     }
 
     @Test
@@ -129,9 +134,6 @@ class KubernetesManifestsTest {
 
     @Test
     void everyEnvironmentVariableNamesASettingThatIsRead() {
-        KnownEnvNames known = KnownEnvNames.ofMapping(TaskfenceConfig.class)
-                .and(KnownEnvNames.QUARKUS_KEYS_WE_USE)
-                .and(KnownEnvNames.JVM_IMAGE);
         Set<String> names = new LinkedHashSet<>(environment.keySet());
         rendering.all(ConfigMap.class).forEach(configMap -> names.addAll(configMap.getData().keySet()));
         // Service links: unless switched off, every Service in the namespace puts <NAME>_SERVICE_HOST and
@@ -142,37 +144,30 @@ class KubernetesManifestsTest {
                 names.addAll(List.of(prefix + "_SERVICE_HOST", prefix + "_SERVICE_PORT", prefix + "_PORT"));
             }
         }
-        assertEquals(List.of(), known.unknownAmong(names), "environment variables that no setting reads");
+        assertEquals(List.of(), KnownEnvNames.unknownAmong(names), "environment variables that no setting reads");
     }
 
     @Test
     void everySecretAndConfigMapReferencedIsThereWithItsKeys() {
+        record Reference(String kind, String name, String key, Boolean optional) {
+        }
         List<String> missing = new ArrayList<>();
         for (Workload workload : rendering.workloads()) {
-            for (Container container : containersOf(workload.template().getSpec())) {
-                for (EnvFromSource source : Optional.ofNullable(container.getEnvFrom()).orElse(List.of())) {
-                    if (source.getConfigMapRef() != null && !Boolean.TRUE.equals(source.getConfigMapRef().getOptional())
-                            && configMapKeys(source.getConfigMapRef().getName()) == null) {
-                        missing.add(workload.name() + ": ConfigMap " + source.getConfigMapRef().getName());
-                    }
-                    if (source.getSecretRef() != null && !Boolean.TRUE.equals(source.getSecretRef().getOptional())
-                            && secretKeys(source.getSecretRef().getName()) == null) {
-                        missing.add(workload.name() + ": Secret " + source.getSecretRef().getName());
-                    }
+            for (Container container : workload.containers()) {
+                List<Reference> references = new ArrayList<>();
+                for (EnvFromSource from : container.getEnvFrom()) {
+                    Optional.ofNullable(from.getConfigMapRef()).ifPresent(ref -> references.add(new Reference("ConfigMap", ref.getName(), null, ref.getOptional())));
+                    Optional.ofNullable(from.getSecretRef()).ifPresent(ref -> references.add(new Reference("Secret", ref.getName(), null, ref.getOptional())));
                 }
-                for (EnvVar variable : Optional.ofNullable(container.getEnv()).orElse(List.of())) {
-                    EnvVarSource from = variable.getValueFrom();
-                    if (from != null && from.getSecretKeyRef() != null && !Boolean.TRUE.equals(from.getSecretKeyRef().getOptional())) {
-                        Set<String> keys = secretKeys(from.getSecretKeyRef().getName());
-                        if (keys == null || !keys.contains(from.getSecretKeyRef().getKey())) {
-                            missing.add(workload.name() + ": key " + from.getSecretKeyRef().getKey() + " of Secret " + from.getSecretKeyRef().getName());
-                        }
-                    }
-                    if (from != null && from.getConfigMapKeyRef() != null && !Boolean.TRUE.equals(from.getConfigMapKeyRef().getOptional())) {
-                        Set<String> keys = configMapKeys(from.getConfigMapKeyRef().getName());
-                        if (keys == null || !keys.contains(from.getConfigMapKeyRef().getKey())) {
-                            missing.add(workload.name() + ": key " + from.getConfigMapKeyRef().getKey() + " of ConfigMap " + from.getConfigMapKeyRef().getName());
-                        }
+                for (EnvVar variable : container.getEnv()) {
+                    EnvVarSource from = Optional.ofNullable(variable.getValueFrom()).orElseGet(EnvVarSource::new);
+                    Optional.ofNullable(from.getConfigMapKeyRef()).ifPresent(ref -> references.add(new Reference("ConfigMap", ref.getName(), ref.getKey(), ref.getOptional())));
+                    Optional.ofNullable(from.getSecretKeyRef()).ifPresent(ref -> references.add(new Reference("Secret", ref.getName(), ref.getKey(), ref.getOptional())));
+                }
+                for (Reference ref : references) {
+                    Set<String> keys = keysOf(ref.kind(), ref.name());
+                    if (!Boolean.TRUE.equals(ref.optional()) && (keys == null || ref.key() != null && !keys.contains(ref.key()))) {
+                        missing.add(workload.name() + ": " + (ref.key() == null ? "" : "key " + ref.key() + " of ") + ref.kind() + " " + ref.name());
                     }
                 }
             }
@@ -190,7 +185,7 @@ class KubernetesManifestsTest {
     @Test
     void everyImageHasAFixedTag() {
         for (Workload workload : rendering.workloads()) {
-            for (Container container : containersOf(workload.template().getSpec())) {
+            for (Container container : workload.containers()) {
                 String image = container.getImage();
                 String lastSegment = image.substring(image.lastIndexOf('/') + 1);
                 assertTrue(image.contains("@sha256:") || (lastSegment.contains(":") && !lastSegment.endsWith(":latest")),
@@ -211,41 +206,27 @@ class KubernetesManifestsTest {
         for (Workload workload : rendering.workloads()) {
             PodSpec pod = workload.template().getSpec();
             PodSecurityContext podContext = Optional.ofNullable(pod.getSecurityContext()).orElseGet(PodSecurityContext::new);
-            for (Container container : containersOf(pod)) {
-                String where = workload.name() + ", container " + container.getName() + ": ";
+            for (Container container : workload.containers()) {
                 ResourceRequirements resources = Optional.ofNullable(container.getResources()).orElseGet(ResourceRequirements::new);
-                for (String resource : List.of("cpu", "memory")) {
-                    if (resources.getRequests() == null || !resources.getRequests().containsKey(resource)) {
-                        problems.add(where + "no " + resource + " request");
-                    }
-                    if (resources.getLimits() == null || !resources.getLimits().containsKey(resource)) {
-                        problems.add(where + "no " + resource + " limit");
-                    }
-                }
                 SecurityContext context = Optional.ofNullable(container.getSecurityContext()).orElseGet(SecurityContext::new);
-                if (!Boolean.TRUE.equals(either(context.getRunAsNonRoot(), podContext.getRunAsNonRoot()))) {
-                    problems.add(where + "runAsNonRoot is not true");
-                }
-                if (Long.valueOf(0).equals(either(context.getRunAsUser(), podContext.getRunAsUser()))) {
-                    problems.add(where + "runs as user 0");
-                }
-                if (!Boolean.TRUE.equals(context.getReadOnlyRootFilesystem())) {
-                    problems.add(where + "readOnlyRootFilesystem is not true");
-                }
-                if (!Boolean.FALSE.equals(context.getAllowPrivilegeEscalation())) {
-                    problems.add(where + "allowPrivilegeEscalation is not false");
-                }
-                if (Boolean.TRUE.equals(context.getPrivileged())) {
-                    problems.add(where + "privileged");
-                }
-                if (context.getCapabilities() == null || context.getCapabilities().getDrop() == null
-                        || !context.getCapabilities().getDrop().contains("ALL")) {
-                    problems.add(where + "capabilities do not drop ALL");
-                }
                 SeccompProfile seccomp = either(context.getSeccompProfile(), podContext.getSeccompProfile());
-                if (seccomp == null || !"RuntimeDefault".equals(seccomp.getType())) {
-                    problems.add(where + "no RuntimeDefault seccomp profile");
+                Map<String, Boolean> wrong = new LinkedHashMap<>();
+                for (String resource : List.of("cpu", "memory")) {
+                    wrong.put("no " + resource + " request", !resources.getRequests().containsKey(resource));
+                    wrong.put("no " + resource + " limit", !resources.getLimits().containsKey(resource));
                 }
+                wrong.put("runAsNonRoot is not true", !Boolean.TRUE.equals(either(context.getRunAsNonRoot(), podContext.getRunAsNonRoot())));
+                wrong.put("runs as user 0", Long.valueOf(0).equals(either(context.getRunAsUser(), podContext.getRunAsUser())));
+                wrong.put("readOnlyRootFilesystem is not true", !Boolean.TRUE.equals(context.getReadOnlyRootFilesystem()));
+                wrong.put("allowPrivilegeEscalation is not false", !Boolean.FALSE.equals(context.getAllowPrivilegeEscalation()));
+                wrong.put("privileged", Boolean.TRUE.equals(context.getPrivileged()));
+                wrong.put("capabilities do not drop ALL", context.getCapabilities() == null || !context.getCapabilities().getDrop().contains("ALL"));
+                wrong.put("no RuntimeDefault seccomp profile", seccomp == null || !"RuntimeDefault".equals(seccomp.getType()));
+                wrong.forEach((problem, found) -> {
+                    if (found) {
+                        problems.add(workload.name() + ", container " + container.getName() + ": " + problem);
+                    }
+                });
             }
         }
         assertEquals(List.of(), problems);
@@ -267,9 +248,10 @@ class KubernetesManifestsTest {
 
     @Test
     void shutdownHasTimeToDrainRunningTasks() {
-        String drainTimeout = configMapValue("TASKFENCE_WORKER_DRAIN_TIMEOUT");
-        assertNotNull(drainTimeout, "the ConfigMap sets TASKFENCE_WORKER_DRAIN_TIMEOUT explicitly, so the two stay side by side");
-        Duration drain = ConfigDuration.parse(environment.get("TASKFENCE_WORKER_DRAIN_TIMEOUT"));
+        assertTrue(app.getEnvFrom().stream().anyMatch(source -> source.getConfigMapRef() != null
+                && rendering.named(ConfigMap.class, source.getConfigMapRef().getName()).getData().containsKey("TASKFENCE_WORKER_DRAIN_TIMEOUT")),
+                "the ConfigMap sets TASKFENCE_WORKER_DRAIN_TIMEOUT explicitly, so the two stay side by side");
+        Duration drain = config.getValue("taskfence.worker.drain-timeout", Duration.class);
         Long grace = deployment.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds();
         Duration gracePeriod = Duration.ofSeconds(grace == null ? 30 : grace);
         // The preStop pause (endpoints catch up before SIGTERM) counts against the grace period too.
@@ -286,25 +268,13 @@ class KubernetesManifestsTest {
 
     @Test
     void theApplicationsSelectorsPickItsPodsAndNothingElse() {
-        Map<String, String> appLabels = deployment.getSpec().getTemplate().getMetadata().getLabels();
-        Map<String, Predicate<Map<String, String>>> selectors = new LinkedHashMap<>();
-        selectors.put("Deployment selector", labels -> PodPorts.selects(deployment.getSpec().getSelector(), labels));
-        selectors.put("Service", labels -> PodPorts.selects(rendering.named(Service.class, APP).getSpec().getSelector(), labels));
-        selectors.put("PodDisruptionBudget", labels -> PodPorts.selects(rendering.named(PodDisruptionBudget.class, APP).getSpec().getSelector(), labels));
-        selectors.put("NetworkPolicy", labels -> PodPorts.selects(rendering.named(NetworkPolicy.class, APP).getSpec().getPodSelector(), labels));
+        String pods = "Deployment " + APP;
+        assertPicksOnly(pods, "the Deployment selector", deployment.getSpec().getSelector());
+        assertPicksOnly(pods, "the Service", new LabelSelector(null, rendering.named(Service.class, APP).getSpec().getSelector()));
+        assertPicksOnly(pods, "the PodDisruptionBudget", rendering.named(PodDisruptionBudget.class, APP).getSpec().getSelector());
+        assertPicksOnly(pods, "the NetworkPolicy", rendering.named(NetworkPolicy.class, APP).getSpec().getPodSelector());
         List<TopologySpreadConstraint> spread = deployment.getSpec().getTemplate().getSpec().getTopologySpreadConstraints();
-        for (TopologySpreadConstraint constraint : spread) {
-            selectors.put("topology spread over " + constraint.getTopologyKey(), labels -> PodPorts.selects(constraint.getLabelSelector(), labels));
-        }
-        for (var selector : selectors.entrySet()) {
-            assertTrue(selector.getValue().test(appLabels), "the " + selector.getKey() + " misses the application's pods");
-            for (Workload other : rendering.workloads()) {
-                if (!other.name().equals("Deployment " + APP)) {
-                    assertFalse(selector.getValue().test(other.template().getMetadata().getLabels()),
-                            "the " + selector.getKey() + " also picks the pods of " + other.name());
-                }
-            }
-        }
+        spread.forEach(constraint -> assertPicksOnly(pods, "the topology spread over " + constraint.getTopologyKey(), constraint.getLabelSelector()));
         assertEquals(Set.of("kubernetes.io/hostname", "topology.kubernetes.io/zone"),
                 spread.stream().map(TopologySpreadConstraint::getTopologyKey).collect(Collectors.toSet()),
                 "replicas spread across nodes and zones");
@@ -313,11 +283,17 @@ class KubernetesManifestsTest {
     @Test
     void eachStatefulSetSelectsOnlyItsOwnPods() {
         for (StatefulSet set : rendering.all(StatefulSet.class)) {
-            for (Workload workload : rendering.workloads()) {
-                boolean own = workload.name().equals("StatefulSet " + set.getMetadata().getName());
-                assertEquals(own, PodPorts.selects(set.getSpec().getSelector(), workload.template().getMetadata().getLabels()),
-                        "StatefulSet " + set.getMetadata().getName() + " against the pods of " + workload.name());
-            }
+            String pods = "StatefulSet " + set.getMetadata().getName();
+            assertPicksOnly(pods, "the selector of " + pods, set.getSpec().getSelector());
+        }
+    }
+
+    /** The selector picks the pods of that workload and of no other. */
+    private static void assertPicksOnly(String pods, String what, LabelSelector selector) {
+        for (Workload workload : rendering.workloads()) {
+            boolean own = workload.name().equals(pods);
+            assertEquals(own, selects(selector, workload.template().getMetadata().getLabels()),
+                    own ? what + " misses the pods of " + pods : what + " also picks the pods of " + workload.name());
         }
     }
 
@@ -339,52 +315,56 @@ class KubernetesManifestsTest {
     void theDemoRedisAndPostgresqlAnswerWhereTheConfigurationPoints() {
         assumeFalse(rendering.all(StatefulSet.class).isEmpty(), "k8s/ leaves the demo component out: Redis and PostgreSQL are your own");
         URI redis = redisHosts().getFirst();
-        StatefulSet redisSet = assertServedByStatefulSet(redis.getHost(), portOr(redis, 6379));
-        assertEquals(secretRef("QUARKUS_REDIS_PASSWORD", app), secretRef("REDIS_PASSWORD", onlyContainer(redisSet)),
+        Container redisServer = assertServedByStatefulSet(redis.getHost(), portOr(redis, 6379));
+        assertEquals(secretRef("QUARKUS_REDIS_PASSWORD", app), secretRef("REDIS_PASSWORD", redisServer),
                 "Redis's password is the one the application sends");
 
         URI postgres = postgresUrl();
-        StatefulSet postgresSet = assertServedByStatefulSet(postgres.getHost(), portOr(postgres, 5432));
-        Map<String, String> postgresEnvironment = environmentOf(onlyContainer(postgresSet));
+        Container postgresServer = assertServedByStatefulSet(postgres.getHost(), portOr(postgres, 5432));
+        Map<String, String> postgresEnvironment = environmentOf(postgresServer);
         assertEquals(environment.get("QUARKUS_DATASOURCE_USERNAME"), postgresEnvironment.get("POSTGRES_USER"), "the database user");
         assertEquals(postgres.getPath().substring(1), postgresEnvironment.get("POSTGRES_DB"), "the database");
-        assertEquals(secretRef("QUARKUS_DATASOURCE_PASSWORD", app), secretRef("POSTGRES_PASSWORD", onlyContainer(postgresSet)),
+        assertEquals(secretRef("QUARKUS_DATASOURCE_PASSWORD", app), secretRef("POSTGRES_PASSWORD", postgresServer),
                 "PostgreSQL's password is the one the application sends");
     }
 
-    /** The host is a Service of the rendering whose port reaches a StatefulSet's pods, and only the application may connect. */
-    private static StatefulSet assertServedByStatefulSet(String host, int port) {
+    /**
+     * The host is a Service of the rendering whose port reaches a StatefulSet's pods, and only the
+     * application may connect; returns the StatefulSet's one container.
+     */
+    private static Container assertServedByStatefulSet(String host, int port) {
         Service service = rendering.named(Service.class, host);
         ServicePort servicePort = service.getSpec().getPorts().stream()
                 .filter(candidate -> candidate.getPort() == port)
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("Service " + host + " has no port " + port));
         StatefulSet set = rendering.all(StatefulSet.class).stream()
-                .filter(candidate -> PodPorts.selects(service.getSpec().getSelector(), candidate.getSpec().getTemplate().getMetadata().getLabels()))
+                .filter(candidate -> selects(new LabelSelector(null, service.getSpec().getSelector()), candidate.getSpec().getTemplate().getMetadata().getLabels()))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("Service " + host + " selects no StatefulSet's pods"));
         List<Container> containers = set.getSpec().getTemplate().getSpec().getContainers();
-        int containerPort = PodPorts.resolve(servicePort.getTargetPort(), containers);
+        int containerPort = portNumber(servicePort.getTargetPort(), containers);
         assertTrue(containers.stream().flatMap(c -> c.getPorts().stream()).anyMatch(p -> p.getContainerPort() == containerPort),
                 "Service " + host + " sends to port " + containerPort + ", which no container of " + set.getMetadata().getName() + " opens");
 
         Map<String, String> labels = set.getSpec().getTemplate().getMetadata().getLabels();
         NetworkPolicy policy = rendering.all(NetworkPolicy.class).stream()
-                .filter(candidate -> PodPorts.selects(candidate.getSpec().getPodSelector(), labels))
+                .filter(candidate -> selects(candidate.getSpec().getPodSelector(), labels))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no NetworkPolicy guards " + set.getMetadata().getName()));
         Map<String, String> appLabels = deployment.getSpec().getTemplate().getMetadata().getLabels();
-        for (NetworkPolicyIngressRule rule : policy.getSpec().getIngress()) {
+        for (var rule : policy.getSpec().getIngress()) {
             for (NetworkPolicyPeer peer : rule.getFrom()) {
-                assertTrue(PodPorts.selects(peer.getPodSelector(), appLabels) && peer.getNamespaceSelector() == null && peer.getIpBlock() == null,
+                assertTrue(selects(peer.getPodSelector(), appLabels) && peer.getNamespaceSelector() == null && peer.getIpBlock() == null,
                         "NetworkPolicy " + policy.getMetadata().getName() + " admits a peer that is not the application's pods: " + peer);
             }
         }
         assertTrue(policy.getSpec().getIngress().stream()
-                .anyMatch(rule -> rule.getFrom().stream().anyMatch(peer -> PodPorts.selects(peer.getPodSelector(), appLabels))
+                .anyMatch(rule -> rule.getFrom().stream().anyMatch(peer -> selects(peer.getPodSelector(), appLabels))
                         && allowsPort(rule.getPorts(), "TCP", containerPort, containers)),
                 "NetworkPolicy " + policy.getMetadata().getName() + " keeps the application from port " + containerPort);
-        return set;
+        assertEquals(1, containers.size(), "containers of " + set.getMetadata().getName());
+        return containers.getFirst();
     }
 
     @Test
@@ -403,11 +383,7 @@ class KubernetesManifestsTest {
         assertEquals("metadata.name", replicaId.getValueFrom().getFieldRef().getFieldPath());
     }
 
-    // ---- reading the rendering
-
-    static List<Container> containersOf(PodSpec pod) {
-        return Stream.concat(Optional.ofNullable(pod.getInitContainers()).orElse(List.of()).stream(), pod.getContainers().stream()).toList();
-    }
+    // ---- how Kubernetes reads the rendering
 
     /**
      * A container's environment as the kubelet builds it: envFrom first, env after and winning. Values
@@ -415,49 +391,32 @@ class KubernetesManifestsTest {
      */
     private static Map<String, String> environmentOf(Container container) {
         Map<String, String> variables = new LinkedHashMap<>();
-        for (EnvFromSource source : Optional.ofNullable(container.getEnvFrom()).orElse(List.of())) {
+        for (EnvFromSource source : container.getEnvFrom()) {
             String prefix = Objects.requireNonNullElse(source.getPrefix(), "");
             if (source.getConfigMapRef() != null) {
                 rendering.named(ConfigMap.class, source.getConfigMapRef().getName()).getData()
                         .forEach((key, value) -> variables.put(prefix + key, value));
             }
             if (source.getSecretRef() != null) {
-                Set<String> keys = secretKeys(source.getSecretRef().getName());
-                if (keys != null) {
-                    keys.forEach(key -> variables.put(prefix + key, "<secret>"));
-                }
+                Optional.ofNullable(keysOf("Secret", source.getSecretRef().getName()))
+                        .ifPresent(keys -> keys.forEach(key -> variables.put(prefix + key, "<secret>")));
             }
         }
-        for (EnvVar variable : Optional.ofNullable(container.getEnv()).orElse(List.of())) {
+        for (EnvVar variable : container.getEnv()) {
             variables.put(variable.getName(), variable.getValueFrom() == null ? variable.getValue() : "<from " + variable.getName() + ">");
         }
         return variables;
     }
 
-    private static String configMapValue(String key) {
-        return app.getEnvFrom().stream()
-                .filter(source -> source.getConfigMapRef() != null)
-                .map(source -> rendering.named(ConfigMap.class, source.getConfigMapRef().getName()).getData().get(key))
-                .filter(Objects::nonNull)
+    /** The keys of the ConfigMap or Secret (data and stringData) so named; null when the rendering has none. */
+    private static Set<String> keysOf(String kind, String name) {
+        return rendering.objects().stream()
+                .filter(object -> object.getKind().equals(kind) && object.getMetadata().getName().equals(name))
                 .findFirst()
+                .map(object -> object instanceof Secret secret
+                        ? Stream.concat(secret.getData().keySet().stream(), secret.getStringData().keySet().stream()).collect(Collectors.toSet())
+                        : ((ConfigMap) object).getData().keySet())
                 .orElse(null);
-    }
-
-    private static Set<String> configMapKeys(String name) {
-        return rendering.all(ConfigMap.class).stream().filter(c -> c.getMetadata().getName().equals(name))
-                .map(c -> c.getData().keySet()).findFirst().orElse(null);
-    }
-
-    /** The keys of the Secret so named, from data and stringData; null when the rendering has no such Secret. */
-    private static Set<String> secretKeys(String name) {
-        return rendering.all(Secret.class).stream().filter(s -> s.getMetadata().getName().equals(name))
-                .map(s -> {
-                    Set<String> keys = new HashSet<>();
-                    Optional.ofNullable(s.getData()).ifPresent(data -> keys.addAll(data.keySet()));
-                    Optional.ofNullable(s.getStringData()).ifPresent(data -> keys.addAll(data.keySet()));
-                    return keys;
-                })
-                .findFirst().orElse(null);
     }
 
     private static String secretRef(String variable, Container container) {
@@ -468,12 +427,6 @@ class KubernetesManifestsTest {
                 .findFirst()
                 .orElseThrow(() -> new AssertionError(container.getName() + " does not read " + variable + " from a Secret"));
         return ref.getName() + "/" + ref.getKey();
-    }
-
-    private static Container onlyContainer(StatefulSet set) {
-        List<Container> containers = set.getSpec().getTemplate().getSpec().getContainers();
-        assertEquals(1, containers.size(), "containers of " + set.getMetadata().getName());
-        return containers.getFirst();
     }
 
     private static List<URI> redisHosts() {
@@ -493,21 +446,49 @@ class KubernetesManifestsTest {
         return uri.getPort() == -1 ? standard : uri.getPort();
     }
 
+    /**
+     * The number a probe's, a Service's or a NetworkPolicy's port stands for among these containers: a
+     * name is looked up as the kubelet and the endpoints controller do. A name no container declares
+     * fails: such a probe never succeeds, such a Service never gets endpoints.
+     */
+    private static int portNumber(IntOrString port, List<Container> containers) {
+        assertNotNull(port, "no port given");
+        if (port.getIntVal() != null) {
+            return port.getIntVal();
+        }
+        return containers.stream().flatMap(container -> container.getPorts().stream())
+                .filter(declared -> port.getStrVal().equals(declared.getName()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no container declares a port named " + port.getStrVal()))
+                .getContainerPort();
+    }
+
     /** Whether a rule's ports admit this one; a rule naming no ports admits all. Names are the guarded pods' port names. */
     private static boolean allowsPort(List<NetworkPolicyPort> ports, String protocol, int port, List<Container> guarded) {
-        if (ports == null || ports.isEmpty()) {
-            return true;
+        return ports == null || ports.isEmpty() || ports.stream().anyMatch(candidate -> {
+            if (!Objects.requireNonNullElse(candidate.getProtocol(), "TCP").equals(protocol)) {
+                return false;
+            }
+            if (candidate.getPort() == null) {
+                return true;
+            }
+            int from = portNumber(candidate.getPort(), guarded);
+            return from <= port && port <= Objects.requireNonNullElse(candidate.getEndPort(), from);
+        });
+    }
+
+    /** Whether a selector picks pods with these labels; an absent selector picks nothing here. */
+    private static boolean selects(LabelSelector selector, Map<String, String> labels) {
+        if (selector == null) {
+            return false;
         }
-        return ports.stream().anyMatch(candidate -> Objects.requireNonNullElse(candidate.getProtocol(), "TCP").equals(protocol)
-                && (candidate.getPort() == null || coversPort(candidate, port, guarded)));
+        if (selector.getMatchExpressions() != null && !selector.getMatchExpressions().isEmpty()) {
+            throw new AssertionError("matchExpressions are not checked here; use matchLabels: " + selector);
+        }
+        return selector.getMatchLabels() != null && labels != null && labels.entrySet().containsAll(selector.getMatchLabels().entrySet());
     }
 
-    private static boolean coversPort(NetworkPolicyPort candidate, int port, List<Container> guarded) {
-        int from = PodPorts.resolve(candidate.getPort(), guarded);
-        int to = candidate.getEndPort() != null ? candidate.getEndPort() : from;
-        return from <= port && port <= to;
-    }
-
+    /** A container's securityContext wins over the pod's where both may say something. */
     private static <T> T either(T containerLevel, T podLevel) {
         return containerLevel != null ? containerLevel : podLevel;
     }

@@ -1,11 +1,11 @@
 package io.taskfence.deploy;
 
+import static io.taskfence.deploy.KubernetesManifestsTest.APP;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,9 +32,15 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 class WithoutDemoInfraTest {
 
     @Test
-    void rendersTheApplicationAloneWhenTheComponentIsLeftOut(@TempDir Path copy) throws IOException {
+    void rendersTheApplicationAloneWhenTheComponentIsLeftOut(@TempDir Path temp) throws IOException {
         Path k8s = KubernetesManifestsTest.PROJECT.resolve("k8s");
-        copyTree(k8s, copy);
+        Path copy = temp.resolve("k8s");
+        try (Stream<Path> files = Files.walk(k8s)) {
+            for (Path file : files.toList()) {
+                // The walk lists a directory before its files; Files.copy makes it, empty.
+                Files.copy(file, copy.resolve(k8s.relativize(file).toString()));
+            }
+        }
         YAMLMapper yaml = new YAMLMapper();
         ObjectNode kustomization = (ObjectNode) yaml.readTree(copy.resolve("kustomization.yaml").toFile());
         assertNotNull(kustomization.remove("components"), "k8s/kustomization.yaml lists no components to leave out");
@@ -43,32 +49,12 @@ class WithoutDemoInfraTest {
         Rendering rendering = Rendering.of(copy);
 
         assertEquals(List.of(), rendering.all(StatefulSet.class), "StatefulSets left without the demo component");
-        assertTrue(rendering.workloads().stream()
-                .flatMap(workload -> KubernetesManifestsTest.containersOf(workload.template().getSpec()).stream())
+        assertTrue(rendering.workloads().stream().flatMap(workload -> workload.containers().stream())
                 .noneMatch(container -> container.getImage().startsWith("redis") || container.getImage().startsWith("postgres")),
                 "a Redis or PostgreSQL image is still deployed");
-        String app = KubernetesManifestsTest.APP;
-        rendering.named(Deployment.class, app);
-        rendering.named(Service.class, app);
-        rendering.named(ConfigMap.class, app);
-        rendering.named(Secret.class, app);
-        rendering.named(PodDisruptionBudget.class, app);
-        rendering.named(NetworkPolicy.class, app);
-        assertEquals(1, rendering.all(NetworkPolicy.class).size(), "only the application's NetworkPolicy remains");
-    }
-
-    private static void copyTree(Path from, Path to) {
-        try (Stream<Path> paths = Files.walk(from)) {
-            for (Path source : paths.toList()) {
-                Path target = to.resolve(from.relativize(source).toString());
-                if (Files.isDirectory(source)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(source, target);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (var kind : List.of(Deployment.class, Service.class, ConfigMap.class, Secret.class, PodDisruptionBudget.class, NetworkPolicy.class)) {
+            rendering.named(kind, APP);
         }
+        assertEquals(1, rendering.all(NetworkPolicy.class).size(), "only the application's NetworkPolicy remains");
     }
 }
