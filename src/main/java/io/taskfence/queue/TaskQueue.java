@@ -111,10 +111,11 @@ public class TaskQueue {
         }
     }
 
-    /** The message has been handled (its claim committed or was refused): acknowledge and delete it. */
-    public void done(Message message) {
-        streams.xack(stream, GROUP, message.id());
-        streams.xdel(stream, message.id());
+    /** The messages have been handled (their claims committed or were refused): acknowledge and delete them. */
+    public void done(List<Message> messages) {
+        String[] ids = messages.stream().map(Message::id).toArray(String[]::new);
+        streams.xack(stream, GROUP, ids);
+        streams.xdel(stream, ids);
     }
 
     /** Removes {@code consumer} from the group if it has no unfinished messages; true if it did. */

@@ -7,8 +7,11 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -148,34 +151,52 @@ public class TaskTransitions {
         }
     }
 
+    /** ENQUEUED → PROCESSING for one task: {@link #claim(Collection, String, Duration)} of one. */
+    public Optional<Claim> claim(UUID id, String claimer, Duration lease) {
+        return claim(List.of(id), claimer, lease).stream().findFirst();
+    }
+
     /**
-     * ENQUEUED → PROCESSING for one worker: the attempt number goes up by one and the processing lease
-     * starts. {@code claimId} must be unique to this claim. A first attempt's claim also records how long
-     * the task waited since its submission, as PostgreSQL measures it.
+     * ENQUEUED → PROCESSING for the tasks a worker read, in one statement: each one's attempt number goes
+     * up by one, its processing lease starts, and it gets a claim id of its own, {@code claimer/<uuid>}.
+     * Tasks no longer ENQUEUED (cancelled, or claimed already through a message delivered twice) are left
+     * out. Rows are locked in id order, so two claimers of overlapping batches wait for each other and
+     * never deadlock. A first attempt's claim also records how long the task waited since its
+     * submission, as PostgreSQL measures it.
      */
-    public Optional<Claim> claim(UUID id, String claimId, Duration lease) {
-        return inConnection(connection -> {
-            try (PreparedStatement claim = connection.prepareStatement("update tasks set status = 'PROCESSING', "
-                    + "attempt = attempt + 1, worker = ?, lease_until = now() + ? * interval '1 millisecond', "
-                    + "updated_at = now() where id = ? and status = 'ENQUEUED' returning id, type, payload, attempt, "
+    public List<Claim> claim(Collection<UUID> ids, String claimer, Duration lease) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        record Claimed(Claim claim, double waitedSeconds) {
+        }
+        List<Claimed> claimed = inConnection(connection -> {
+            try (PreparedStatement claim = connection.prepareStatement("with claimable as (select id from tasks "
+                    + "where id = any(?) and status = 'ENQUEUED' order by id for update) "
+                    + "update tasks set status = 'PROCESSING', attempt = attempt + 1, "
+                    + "worker = ? || '/' || gen_random_uuid(), lease_until = now() + ? * interval '1 millisecond', "
+                    + "updated_at = now() from claimable where tasks.id = claimable.id and tasks.status = 'ENQUEUED' "
+                    + "returning tasks.id, type, payload, attempt, worker, "
                     + "extract(epoch from now() - created_at) as waited_seconds")) {
-                claim.setString(1, claimId);
-                claim.setLong(2, lease.toMillis());
-                claim.setObject(3, id);
+                claim.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+                claim.setString(2, claimer);
+                claim.setLong(3, lease.toMillis());
+                List<Claimed> rowsClaimed = new ArrayList<>();
                 try (ResultSet row = claim.executeQuery()) {
-                    if (!row.next()) {
-                        return Optional.empty();
+                    while (row.next()) {
+                        rowsClaimed.add(new Claimed(new Claim(row.getObject("id", UUID.class), row.getString("type"),
+                                rows.object("payload", row), row.getInt("attempt"), row.getString("worker")),
+                                row.getDouble("waited_seconds")));
                     }
-                    Claim claimed = new Claim(id, row.getString("type"), rows.object("payload", row),
-                            row.getInt("attempt"), claimId);
-                    meters.moved(TaskStatus.PROCESSING, claimed.type());
-                    if (claimed.attempt() == 1) {
-                        meters.waited(claimed.type(), Duration.ofNanos(Math.round(row.getDouble("waited_seconds") * 1e9)));
-                    }
-                    return Optional.of(claimed);
                 }
+                return rowsClaimed;
             }
         });
+        meters.moved(claimed.stream().map(row -> new TransitionMeters.Moved(TaskStatus.PROCESSING, row.claim().type()))
+                .toList());
+        claimed.stream().filter(row -> row.claim().attempt() == 1).forEach(row -> meters.waited(row.claim().type(),
+                Duration.ofNanos(Math.round(row.waitedSeconds() * 1e9))));
+        return claimed.stream().map(Claimed::claim).toList();
     }
 
     /** Extends a claim's processing lease; false if the claim is no longer the task's current one. */
@@ -187,12 +208,48 @@ public class TaskTransitions {
 
     /** PROCESSING → SUCCEEDED for the claim's attempt, with the handler's result (or null). */
     public boolean complete(Claim claim, JsonNode result) {
-        boolean completed = updateClaimed("update tasks set status = 'SUCCEEDED', result = ?::jsonb, lease_until = null, "
-                + "updated_at = now() where id = ? and status = 'PROCESSING' and attempt = ? and worker = ?", claim,
-                statement -> statement.setString(1, rows.write(result))) > 0;
-        if (completed) {
-            meters.moved(TaskStatus.SUCCEEDED, claim.type());
+        return !complete(List.of(new Completion(claim, result))).isEmpty();
+    }
+
+    /**
+     * PROCESSING → SUCCEEDED for many attempts in one statement, each with its handler's result and each
+     * only where the task still carries that attempt's number and claim id.
+     *
+     * @return the claim ids of the attempts that moved their task; the others' claims were no longer current
+     */
+    public Set<String> complete(List<Completion> done) {
+        if (done.isEmpty()) {
+            return Set.of();
         }
+        // Rows are locked in id order, as claims lock them.
+        List<Completion> ordered = done.stream().sorted(Comparator.comparing(completion -> completion.claim().taskId()))
+                .toList();
+        List<TransitionMeters.Moved> moved = new ArrayList<>();
+        Set<String> completed = inConnection(connection -> {
+            try (PreparedStatement complete = connection.prepareStatement("update tasks set status = 'SUCCEEDED', "
+                    + "result = done.result::jsonb, lease_until = null, updated_at = now() "
+                    + "from unnest(?::uuid[], ?::int[], ?::text[], ?::text[]) as done(id, attempt, worker, result) "
+                    + "where tasks.id = done.id and tasks.status = 'PROCESSING' and tasks.attempt = done.attempt "
+                    + "and tasks.worker = done.worker returning tasks.worker, tasks.type")) {
+                complete.setArray(1, connection.createArrayOf("uuid",
+                        ordered.stream().map(completion -> completion.claim().taskId()).toArray()));
+                complete.setArray(2, connection.createArrayOf("int4",
+                        ordered.stream().map(completion -> completion.claim().attempt()).toArray()));
+                complete.setArray(3, connection.createArrayOf("text",
+                        ordered.stream().map(completion -> completion.claim().claimId()).toArray()));
+                complete.setArray(4, connection.createArrayOf("text",
+                        ordered.stream().map(completion -> rows.write(completion.result())).toArray()));
+                Set<String> claimIds = new HashSet<>();
+                try (ResultSet row = complete.executeQuery()) {
+                    while (row.next()) {
+                        claimIds.add(row.getString(1));
+                        moved.add(new TransitionMeters.Moved(TaskStatus.SUCCEEDED, row.getString(2)));
+                    }
+                }
+                return claimIds;
+            }
+        });
+        meters.moved(moved);
         return completed;
     }
 

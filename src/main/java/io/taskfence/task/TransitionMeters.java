@@ -3,6 +3,7 @@ package io.taskfence.task;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -25,6 +26,9 @@ final class TransitionMeters {
     }
 
     private final MeterRegistry registry;
+    // Built once per status and type, or per type: a registry look-up on every transition costs more than the update.
+    private final Map<Moved, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<String, Timer> waits = new ConcurrentHashMap<>();
 
     TransitionMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -41,17 +45,18 @@ final class TransitionMeters {
     }
 
     void waited(String type, Duration sinceSubmission) {
-        Timer.builder("taskfence.task.wait")
+        waits.computeIfAbsent(type, forType -> Timer.builder("taskfence.task.wait")
                 .description("From submission to the claim of the task's first attempt, by PostgreSQL's clock")
-                .tag("type", type)
+                .tag("type", forType)
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofMillis(1))
                 .maximumExpectedValue(Duration.ofHours(1))
-                .register(registry)
+                .register(registry))
                 .record(sinceSubmission);
     }
 
     private Counter counter(TaskStatus to, String type) {
-        return registry.counter("taskfence.transitions", "to", to.name(), "type", type);
+        return counters.computeIfAbsent(new Moved(to, type),
+                moved -> registry.counter("taskfence.transitions", "to", to.name(), "type", type));
     }
 }

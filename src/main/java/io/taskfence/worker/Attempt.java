@@ -9,8 +9,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.logging.LogContext;
 import io.taskfence.task.Claim;
@@ -36,7 +34,8 @@ final class Attempt {
     private final Claim claim;
     private final TaskTransitions transitions;
     private final TaskHandlers handlers;
-    private final MeterRegistry metrics;
+    private final SuccessBatches successes;
+    private final RunTimes runTimes;
     private final Duration lease;
     private final Duration backoffBase;
     private final Duration backoffCap;
@@ -51,11 +50,12 @@ final class Attempt {
     private boolean handlerDone;
 
     Attempt(Claim claim, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
-            MeterRegistry metrics) {
+            SuccessBatches successes, RunTimes runTimes) {
         this.claim = claim;
         this.transitions = transitions;
         this.handlers = handlers;
-        this.metrics = metrics;
+        this.successes = successes;
+        this.runTimes = runTimes;
         this.lease = config.worker().lease();
         this.backoffBase = config.retry().backoffBase();
         this.backoffCap = config.retry().backoffCap();
@@ -109,7 +109,7 @@ final class Attempt {
     private void record(TaskOutcome outcome) {
         switch (outcome) {
             case TaskOutcome.Success success -> {
-                if (!transitions.complete(claim, success.result())) {
+                if (!successes.complete(claim, success.result())) {
                     LOG.infof("task %s attempt %d succeeded, but the claim was no longer current", claim.taskId(),
                             claim.attempt());
                 }
@@ -143,14 +143,7 @@ final class Attempt {
     }
 
     private void timeRun(String outcome, long nanos) {
-        Timer.builder("taskfence.task.run")
-                .description("How long handlers ran, by task type and outcome")
-                .tags("type", claim.type(), "outcome", outcome)
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofMinutes(30))
-                .register(metrics)
-                .record(nanos, TimeUnit.NANOSECONDS);
+        runTimes.record(claim.type(), outcome, nanos);
     }
 
     /** Runs {@code work} with this attempt's ids in the calling thread's logging context. */

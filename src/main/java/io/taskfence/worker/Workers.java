@@ -2,7 +2,6 @@ package io.taskfence.worker;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,33 +26,40 @@ import io.taskfence.queue.TaskQueue;
 import io.taskfence.queue.TaskQueue.Message;
 import io.taskfence.task.Claim;
 import io.taskfence.task.TaskHandlers;
+import io.taskfence.task.TaskStoreException;
 import io.taskfence.task.TaskTransitions;
 
 /**
  * This replica's workers: one reader takes messages from the queue's consumer group as handler slots
- * free up, and a bounded pool runs them ({@code taskfence.worker.concurrency} at once). Each message is
- * claimed first (ENQUEUED → PROCESSING, one conditional update) and acknowledged once the claim has
- * committed or been refused; only a won claim runs its handler.
+ * free up, claims their tasks (ENQUEUED → PROCESSING) in one conditional statement per batch read,
+ * acknowledges and deletes the batch's messages, and hands each won claim to a bounded pool that runs its
+ * handler ({@code taskfence.worker.concurrency} at once). Successes are written in batches too.
  */
 @ApplicationScoped
 public class Workers {
 
     private static final Logger LOG = Logger.getLogger(Workers.class);
-    private static final Duration RECLAIM_EVERY = Duration.ofSeconds(15);
     private static final Duration LONGEST_READ_PAUSE = Duration.ofSeconds(10);
 
     private final TaskQueue queue;
     private final TaskTransitions transitions;
     private final TaskHandlers handlers;
     private final TaskfenceConfig config;
-    private final MeterRegistry metrics;
+    private final RunTimes runTimes;
     private final String consumer;
     private final Semaphore slots;
     /** How long one read waits for messages: well within the Redis client's time-out, so it never trips it. */
     private final Duration readBlock;
+    /**
+     * How often the reader takes over messages that another consumer read but never claimed (its replica
+     * died or froze right after the read): a third of the lease they must have been idle for, so such a
+     * task waits about one lease, as a task whose worker died does.
+     */
+    private final Duration reclaimEvery;
     private final Set<Attempt> running = ConcurrentHashMap.newKeySet();
     private ExecutorService pool;
     private ScheduledExecutorService heartbeats;
+    private SuccessBatches successes;
     private volatile Thread reader;
     private volatile boolean stopping;
 
@@ -64,10 +70,11 @@ public class Workers {
         this.transitions = transitions;
         this.handlers = handlers;
         this.config = config;
-        this.metrics = metrics;
+        this.runTimes = new RunTimes(metrics);
         this.consumer = settings.replicaId() + "/" + UUID.randomUUID().toString().substring(0, 8);
         this.slots = new Semaphore(config.worker().concurrency());
         this.readBlock = Duration.ofMillis(Math.max(10, Math.min(1_000, redisTimeout.toMillis() / 2)));
+        this.reclaimEvery = Duration.ofMillis(Math.max(readBlock.toMillis(), config.worker().lease().toMillis() / 3));
     }
 
     void start(@Observes StartupEvent started) {
@@ -76,6 +83,7 @@ public class Workers {
         }
         pool = Executors.newFixedThreadPool(config.worker().concurrency(), Thread.ofPlatform().name("task-", 0).factory());
         heartbeats = Executors.newScheduledThreadPool(1, Thread.ofPlatform().name("task-heartbeat").daemon().factory());
+        successes = new SuccessBatches(transitions);
         reader = Thread.ofPlatform().name("task-reader").start(this::readUntilStopped);
         LOG.infof("workers started: consumer %s, %d at once", consumer, config.worker().concurrency());
     }
@@ -102,19 +110,21 @@ public class Workers {
                     continue;
                 }
                 int free = 1 + slots.drainPermits();
-                List<Message> messages = List.of();
+                List<Claim> claimed = List.of();
                 try {
+                    List<Message> messages;
                     if (System.nanoTime() - nextReclaim >= 0) {
                         messages = queue.reclaim(consumer, config.worker().lease(), free);
-                        nextReclaim = System.nanoTime() + RECLAIM_EVERY.toNanos();
+                        nextReclaim = System.nanoTime() + reclaimEvery.toNanos();
                     } else {
                         messages = queue.read(consumer, free, readBlock);
                     }
+                    claimed = claim(messages);
                 } finally {
-                    slots.release(free - messages.size()); // the slots no message took
+                    slots.release(free - claimed.size()); // the slots no claim took
                 }
-                for (Message message : messages) {
-                    pool.execute(() -> runThenFreeSlot(message));
+                for (Claim claim : claimed) {
+                    pool.execute(() -> runThenFreeSlot(claim));
                 }
                 failures = 0;
             } catch (InterruptedException e) {
@@ -133,29 +143,45 @@ public class Workers {
         }
     }
 
-    private void runThenFreeSlot(Message message) {
-        try {
-            run(message);
-        } catch (RuntimeException e) {
-            LOG.errorf(e, "task %s: the worker failed; its lease will expire and recovery will retry it", message.taskId());
-        } finally {
-            slots.release();
+    /**
+     * Claims the tasks of a batch read in one statement, then acknowledges and deletes the batch's messages,
+     * whichever claims won: a message has done its work once its claim committed or was refused. If the
+     * claim fails (PostgreSQL), the messages stay pending and another reader's XAUTOCLAIM retries them.
+     */
+    private List<Claim> claim(List<Message> messages) {
+        if (messages.isEmpty()) {
+            return List.of();
         }
+        List<Claim> claimed;
+        try {
+            claimed = transitions.claim(messages.stream().map(Message::taskId).toList(), consumer,
+                    config.worker().lease());
+        } catch (TaskStoreException e) {
+            LOG.warnf("claiming %d tasks failed: %s; their messages are taken over after %s", messages.size(),
+                    e.getMessage(), config.worker().lease());
+            return List.of();
+        }
+        try {
+            queue.done(messages);
+        } catch (RuntimeException e) {
+            // The claims stand (the table is the truth); the messages stay pending until a reclaim finds
+            // their tasks claimed and acknowledges them.
+            LOG.warnf("acknowledging %d messages failed: %s; running their tasks anyway", messages.size(),
+                    e.getMessage());
+        }
+        return claimed;
     }
 
-    private void run(Message message) {
-        Optional<Claim> claimed = transitions.claim(message.taskId(), consumer + "/" + UUID.randomUUID(),
-                config.worker().lease());
-        queue.done(message);
-        if (claimed.isEmpty()) {
-            return; // cancelled, or another worker had it: a normal outcome
-        }
-        Attempt attempt = new Attempt(claimed.get(), transitions, handlers, config, metrics);
+    private void runThenFreeSlot(Claim claim) {
+        Attempt attempt = new Attempt(claim, transitions, handlers, config, successes, runTimes);
         running.add(attempt);
         try {
             attempt.run(heartbeats);
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "task %s: the worker failed; its lease will expire and recovery will retry it", claim.taskId());
         } finally {
             running.remove(attempt);
+            slots.release();
         }
     }
 
@@ -188,7 +214,16 @@ public class Workers {
         } catch (RuntimeException e) {
             LOG.warnf("leaving the queue's consumer group failed: %s", e.getMessage());
         } finally {
+            closeQuietly(successes);
             heartbeats.shutdownNow();
+        }
+    }
+
+    private static void closeQuietly(SuccessBatches batches) {
+        try {
+            batches.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -126,6 +127,40 @@ class TaskTransitionsTest {
         assertEquals(TaskStatus.SUCCEEDED, done.status());
         assertTrue(done.result().get("ok").asBoolean());
         assertFalse(transitions.complete(claim, null), "completed twice");
+    }
+
+    @Test
+    void aBatchClaimTakesTheEnqueuedTasksOnlyEachWithAClaimIdOfItsOwn() {
+        List<UUID> enqueued = List.of(fixtures.enqueued(), fixtures.enqueued(), fixtures.enqueued());
+        UUID cancelled = fixtures.enqueued();
+        transitions.cancel(cancelled);
+        UUID pending = fixtures.pending().id(); // last: enqueuing a fixture enqueues every due task
+
+        List<Claim> claims = transitions.claim(List.of(enqueued.get(0), pending, enqueued.get(1), cancelled,
+                enqueued.get(2), enqueued.get(0)), "worker-a", Duration.ofMinutes(1));
+
+        assertEquals(Set.copyOf(enqueued), claims.stream().map(Claim::taskId).collect(Collectors.toSet()));
+        assertEquals(3, claims.stream().map(Claim::claimId).distinct().count(), "claim ids are shared");
+        claims.forEach(claim -> assertTrue(claim.claimId().startsWith("worker-a/"), claim.claimId()));
+        assertEquals(TaskStatus.PENDING, status(pending));
+        assertEquals(TaskStatus.CANCELLED, status(cancelled));
+        assertTrue(transitions.claim(enqueued, "worker-b", Duration.ofMinutes(1)).isEmpty(), "claimed twice");
+    }
+
+    @Test
+    void aBatchCompletionMovesTheCurrentClaimsOnlyAndNamesThem() {
+        Claim current = fixtures.claimed();
+        Claim other = fixtures.claimed();
+        Claim superseded = new Claim(other.taskId(), other.type(), other.payload(), other.attempt(), "someone-else");
+
+        Set<String> written = transitions.complete(List.of(
+                new Completion(current, JsonNodeFactory.instance.objectNode().put("n", 1)),
+                new Completion(superseded, null)));
+
+        assertEquals(Set.of(current.claimId()), written);
+        assertEquals(1, queries.find(current.taskId()).orElseThrow().result().get("n").asInt());
+        assertEquals(TaskStatus.PROCESSING, status(other.taskId()));
+        assertEquals(Set.of(), transitions.complete(List.of(new Completion(current, null))), "completed twice");
     }
 
     @Test

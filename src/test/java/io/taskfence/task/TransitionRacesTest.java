@@ -72,6 +72,76 @@ class TransitionRacesTest {
         }
     }
 
+    /**
+     * Workers claim whole batches, and a message delivered twice puts one task into two batches: overlapping
+     * batches in different orders must still give each task one winner, and must not deadlock (PostgreSQL
+     * would abort one of two deadlocked statements, which the race would see as a failed claim).
+     */
+    @Test
+    void eightWorkersClaimingOverlappingBatchesClaimEachTaskExactlyOnce() throws Exception {
+        List<UUID> ids = enqueued(TASKS);
+        Map<UUID, String> winners = new ConcurrentHashMap<>();
+        AtomicInteger doubleWins = new AtomicInteger();
+
+        race(RACERS, racer -> {
+            List<UUID> order = new ArrayList<>(ids);
+            Collections.shuffle(order);
+            for (int from = 0; from < order.size(); from += 25) {
+                // Each batch also names tasks of the next one, which other racers may be claiming.
+                List<UUID> batch = order.subList(from, Math.min(order.size(), from + 40));
+                for (Claim claim : transitions.claim(batch, "racer-" + racer, Duration.ofMinutes(1))) {
+                    if (winners.putIfAbsent(claim.taskId(), claim.claimId()) != null) {
+                        doubleWins.incrementAndGet();
+                    }
+                }
+            }
+        });
+
+        assertEquals(0, doubleWins.get(), "tasks claimed twice");
+        assertEquals(TASKS, winners.size(), "tasks nobody claimed");
+        for (UUID id : ids) {
+            Task task = queries.find(id).orElseThrow();
+            assertEquals(TaskStatus.PROCESSING, task.status());
+            assertEquals(1, task.attempt(), "one claim, one attempt");
+        }
+    }
+
+    /**
+     * Successes are written in batches while recovery expires leases: each task ends either SUCCEEDED by
+     * its batch (which reports its claim as written) or FAILED by recovery (its claim reported not written).
+     */
+    @Test
+    void batchedSuccessesRacingRecoveryLeaveEachTaskWithExactlyOneWinner() throws Exception {
+        List<Claim> claims = new ArrayList<>();
+        for (int i = 0; i < TASKS / 2; i++) {
+            Claim claim = fixtures.claimed();
+            fixtures.age(claim.taskId(), TaskFixtures.LEASE.plusSeconds(1));
+            claims.add(claim);
+        }
+        Set<String> written = ConcurrentHashMap.newKeySet();
+        String lock = "recovery-" + UUID.randomUUID();
+
+        race(2, racer -> {
+            if (racer == 0) {
+                for (int from = 0; from < claims.size(); from += 10) {
+                    List<Completion> batch = claims.subList(from, Math.min(claims.size(), from + 10)).stream()
+                            .map(claim -> new Completion(claim, null)).toList();
+                    written.addAll(transitions.complete(batch));
+                }
+            } else {
+                for (int round = 0; round < 20; round++) {
+                    transitions.failExpiredLeases(TaskFixtures.fence(lock, 1), BASE, CAP);
+                }
+            }
+        });
+        transitions.failExpiredLeases(TaskFixtures.fence(lock, 1), BASE, CAP);
+
+        for (Claim claim : claims) {
+            assertEquals(written.contains(claim.claimId()) ? TaskStatus.SUCCEEDED : TaskStatus.FAILED,
+                    queries.find(claim.taskId()).orElseThrow().status(), "task " + claim.taskId());
+        }
+    }
+
     @Test
     void cancelRacingClaimLeavesEachTaskWithExactlyOneWinner() throws Exception {
         List<UUID> ids = enqueued(TASKS);

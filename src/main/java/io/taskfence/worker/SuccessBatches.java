@@ -1,0 +1,105 @@
+package io.taskfence.worker;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.taskfence.task.Claim;
+import io.taskfence.task.Completion;
+import io.taskfence.task.TaskTransitions;
+
+/**
+ * Writes this replica's successful attempts to the task table in batches, as a group commit: one writer
+ * thread takes every success waiting and records them in one statement, and those that arrive while it
+ * writes go together in the next. Under load many attempts share a round trip; on an idle replica a
+ * success is written at once, never held back by a timer.
+ */
+final class SuccessBatches implements AutoCloseable {
+
+    /** Most successes in one statement: bounds the statement's size and one batch's wait. */
+    private static final int MOST_AT_ONCE = 500;
+
+    private record Waiting(Completion completion, CompletableFuture<Boolean> written) {
+    }
+
+    private final TaskTransitions transitions;
+    private final BlockingQueue<Waiting> waiting = new LinkedBlockingQueue<>();
+    private final Thread writer;
+    private volatile boolean closed;
+
+    SuccessBatches(TaskTransitions transitions) {
+        this.transitions = transitions;
+        this.writer = Thread.ofPlatform().name("task-successes").daemon().start(this::writeUntilClosed);
+    }
+
+    /**
+     * Records that {@code claim}'s attempt succeeded with {@code result}, waiting until it is written (not
+     * interruptibly: the handler is done, and the outcome must be known).
+     *
+     * @return false if the claim was no longer the task's current one, so nothing was written
+     * @throws io.taskfence.task.TaskStoreException if PostgreSQL failed the batch
+     */
+    boolean complete(Claim claim, JsonNode result) {
+        Waiting success = new Waiting(new Completion(claim, result), new CompletableFuture<>());
+        synchronized (this) { // never added after close has let the writer go
+            if (closed) {
+                throw new IllegalStateException("the workers are stopped");
+            }
+            waiting.add(success);
+        }
+        try {
+            return success.written().join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    private void writeUntilClosed() {
+        List<Waiting> batch = new ArrayList<>();
+        while (!closed || !waiting.isEmpty()) {
+            try {
+                Waiting first = waiting.poll(100, TimeUnit.MILLISECONDS); // to see the close
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                waiting.drainTo(batch, MOST_AT_ONCE - 1);
+                write(batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } finally {
+                batch.clear();
+            }
+        }
+    }
+
+    private void write(List<Waiting> batch) {
+        try {
+            Set<String> written = transitions.complete(batch.stream().map(Waiting::completion).toList());
+            batch.forEach(success -> success.written().complete(written.contains(success.completion().claim().claimId())));
+        } catch (RuntimeException e) {
+            batch.forEach(success -> success.written().completeExceptionally(e));
+        }
+    }
+
+    /** Writes what is waiting, then stops the writer; what it could not write in time fails. */
+    @Override
+    public void close() throws InterruptedException {
+        synchronized (this) {
+            closed = true;
+        }
+        writer.join(TimeUnit.SECONDS.toMillis(10));
+        IllegalStateException stopped = new IllegalStateException("the workers stopped before this success was written");
+        for (Waiting left = waiting.poll(); left != null; left = waiting.poll()) {
+            left.written().completeExceptionally(stopped);
+        }
+    }
+}
