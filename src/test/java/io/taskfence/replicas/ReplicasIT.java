@@ -33,6 +33,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 import io.taskfence.testing.PackagedService;
+import io.taskfence.testing.ReplicaCluster;
 
 /**
  * The service as it runs in production: three replicas of the packaged application, separate processes on

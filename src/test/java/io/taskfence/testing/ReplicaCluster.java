@@ -1,4 +1,4 @@
-package io.taskfence.replicas;
+package io.taskfence.testing;
 
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -14,20 +14,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.taskfence.testing.PackagedService;
-import io.taskfence.testing.PostgresSchema;
-import io.taskfence.testing.StandaloneRedis;
-
 /**
  * Several replicas of the packaged service ({@code target/quarkus-app/quarkus-run.jar}), each an OS process
  * of its own on its own port, sharing one PostgreSQL schema and one Redis server that exist for this
  * cluster alone: a Redis of its own (started here with {@code redis-server}) can be flushed, and its
  * keys never meet another run's. Every status change the replicas make is recorded by a trigger in
- * {@code transition_audit}, so that a test can check that each one was an edge of the state machine.
+ * {@code transition_audit}, so that a test can check that each one was an edge of the state machine
+ * (unless started {@link #startWithoutAudit without it}). Used by the replica tests and the benchmarks.
  */
-final class ReplicaCluster implements AutoCloseable {
+public final class ReplicaCluster implements AutoCloseable {
 
-    static final String ADMIN_KEY = "replicas-admin-key";
+    public static final String ADMIN_KEY = "replicas-admin-key";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
     private final String name = "replicas-" + UUID.randomUUID().toString().substring(0, 8);
@@ -45,7 +42,20 @@ final class ReplicaCluster implements AutoCloseable {
      * Starts {@code count} replicas with short leases and time-outs (so that failures are recovered within
      * seconds) plus {@code overrides}, and waits until each is ready.
      */
-    static ReplicaCluster start(int count, Map<String, String> overrides) throws Exception {
+    public static ReplicaCluster start(int count, Map<String, String> overrides) throws Exception {
+        return start(count, overrides, true);
+    }
+
+    /**
+     * As {@link #start(int, Map)}, without the audit trigger: for measurements, where its extra insert in
+     * every transition's transaction would be counted against the service. {@code transition_audit} is
+     * then absent.
+     */
+    public static ReplicaCluster startWithoutAudit(int count, Map<String, String> overrides) throws Exception {
+        return start(count, overrides, false);
+    }
+
+    private static ReplicaCluster start(int count, Map<String, String> overrides, boolean audited) throws Exception {
         Map<String, String> settings = new HashMap<>(Map.of(
                 "TASKFENCE_LOCK_LEASE", "2s",
                 "TASKFENCE_DISPATCH_INTERVAL", "1s",
@@ -63,7 +73,9 @@ final class ReplicaCluster implements AutoCloseable {
             cluster.createSchema();
             // The first replica migrates the schema; the audit trigger goes onto the migrated table.
             cluster.launch(0).awaitStatus("/q/health/ready", 200, START_TIMEOUT);
-            cluster.installAudit();
+            if (audited) {
+                cluster.installAudit();
+            }
             List<PackagedService> others = new ArrayList<>();
             for (int i = 1; i < count; i++) {
                 others.add(cluster.launch(i));
@@ -82,38 +94,38 @@ final class ReplicaCluster implements AutoCloseable {
         }
     }
 
-    List<PackagedService> replicas() {
+    public List<PackagedService> replicas() {
         return List.copyOf(replicas);
     }
 
-    PackagedService replica(String id) {
+    public PackagedService replica(String id) {
         return replicas.stream().filter(r -> r.id().equals(id)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no replica " + id));
     }
 
     /** The Redis key prefix every replica uses (the default: this Redis is the cluster's own). */
-    String key(String suffix) {
+    public String key(String suffix) {
         return "taskfence:" + suffix;
     }
 
     /** Runs a command against the cluster's Redis with {@code redis-cli}; its output, trimmed. */
-    String redis(String... command) throws IOException, InterruptedException {
+    public String redis(String... command) throws IOException, InterruptedException {
         return redis.cli(command);
     }
 
     /** A connection to the cluster's schema. */
-    Connection database() throws SQLException {
+    public Connection database() throws SQLException {
         return DriverManager.getConnection(PostgresSchema.DATABASE_URL + "?currentSchema=" + schema,
                 PostgresSchema.USER, "");
     }
 
     /** POSTs {@code json} to {@code path} on {@code replica} with the admin key; the response. */
-    HttpResponse<String> post(PackagedService replica, String path, String json) throws IOException, InterruptedException {
+    public HttpResponse<String> post(PackagedService replica, String path, String json) throws IOException, InterruptedException {
         return replica.post(path, json, "Authorization", "Bearer " + ADMIN_KEY);
     }
 
     /** GETs {@code path} from {@code replica} with the admin key; the response. */
-    HttpResponse<String> get(PackagedService replica, String path) throws IOException, InterruptedException {
+    public HttpResponse<String> get(PackagedService replica, String path) throws IOException, InterruptedException {
         return replica.get(path, "Authorization", "Bearer " + ADMIN_KEY);
     }
 

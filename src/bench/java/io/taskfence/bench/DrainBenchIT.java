@@ -1,0 +1,110 @@
+package io.taskfence.bench;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.core.TerminalFailureException;
+import org.junit.jupiter.api.Test;
+
+import io.taskfence.testing.ReplicaCluster;
+
+/**
+ * Drain: {@code bench.tasks} noop tasks put straight into the table by one INSERT, then run by three packaged
+ * replicas with the default settings that matter here (8 workers each, dispatch batches of 500, a queue of at
+ * most 1,000, dispatch every second: nothing nudges it, since no task came through the API). Timed by
+ * PostgreSQL's clock from the INSERT's commit to the last task's SUCCEEDED, so the wait for the next dispatch
+ * tick is counted, and so is the JIT's warm-up: the replicas start idle and cold. ReplicaCluster's short leases
+ * only matter when something fails. Its audit trigger is left out: it would add an insert to each of a task's
+ * three transitions, counted against the service.
+ */
+class DrainBenchIT {
+
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    @Test
+    void preloadedNoopTasksDrain() throws Exception {
+        int tasks = BenchResults.tasks();
+        try (ReplicaCluster cluster = ReplicaCluster.startWithoutAudit(3, Map.of()); Connection db = cluster.database()) {
+            try {
+                OffsetDateTime committed = preload(db, tasks);
+                // Generous: a loaded 2-core machine runs a few hundred of these a second.
+                Duration atMost = Duration.ofSeconds(120).plusMillis(20L * tasks);
+                try {
+                    await(tasks + " tasks SUCCEEDED (" + cluster + ")").atMost(atMost).pollInterval(POLL)
+                            .failFast("a replica exited", () -> cluster.replicas().stream().anyMatch(r -> !r.process().isAlive()))
+                            .until(() -> Rows.count(db, "select count(*) from tasks where status = 'SUCCEEDED'") >= tasks);
+                } catch (ConditionTimeoutException | TerminalFailureException stuck) {
+                    fail(stuck.getMessage() + "; status/attempt/enqueues: " + outcomes(db), stuck);
+                }
+                Map<String, Long> outcomes = outcomes(db);
+                long ranOnce = Rows.count(db, "select count(*) from tasks where status = 'SUCCEEDED' and attempt = 1");
+                if (ranOnce != tasks || Rows.count(db, "select count(*) from tasks") != tasks) {
+                    fail(tasks + " tasks should each have SUCCEEDED in one attempt; status/attempt/enqueues: " + outcomes);
+                }
+                double seconds = secondsSince(db, committed);
+                System.out.printf("[bench] drain: %d tasks in %.3f s (PostgreSQL's clock); ran on %s%n", tasks, seconds,
+                        ranOn(db));
+                BenchResults.record("drain.taskfence", tasks / seconds);
+            } finally {
+                ServiceLogs.printProblems(cluster.replicas());
+            }
+        }
+    }
+
+    /** Inserts the tasks in one autocommitted statement; PostgreSQL's time right after its commit. */
+    private static OffsetDateTime preload(Connection db, int tasks) throws SQLException {
+        try (Statement insert = db.createStatement()) {
+            insert.executeUpdate("insert into tasks (id, type, payload, status, attempt, max_attempts, priority, run_at, "
+                    + "created_at, updated_at) select gen_random_uuid(), 'noop', '{}', 'PENDING', 0, 5, 0, now(), now(), "
+                    + "now() from generate_series(1, " + tasks + ")");
+        }
+        // Not "returning clock_timestamp()": the rows are invisible to dispatch until the commit, which comes later.
+        try (Statement clock = db.createStatement(); ResultSet now = clock.executeQuery("select clock_timestamp()")) {
+            now.next();
+            return now.getObject(1, OffsetDateTime.class);
+        }
+    }
+
+    /** From {@code start} to the last task's SUCCEEDED ({@code updated_at}, PostgreSQL's {@code now()} of that write). */
+    private static double secondsSince(Connection db, OffsetDateTime start) throws SQLException {
+        try (PreparedStatement query = db.prepareStatement(
+                "select extract(epoch from max(updated_at) - ?) from tasks where status = 'SUCCEEDED'")) {
+            query.setObject(1, start);
+            try (ResultSet row = query.executeQuery()) {
+                row.next();
+                return row.getDouble(1);
+            }
+        }
+    }
+
+    /** How many tasks ended in each (status, attempt, enqueues): what to look at when a task ran twice. */
+    private static Map<String, Long> outcomes(Connection db) throws SQLException {
+        return grouped(db, "select status || '/' || attempt || '/' || enqueues, count(*) from tasks group by 1 order by 1");
+    }
+
+    /** How many tasks each replica ran (the first part of the claim id). */
+    private static Map<String, Long> ranOn(Connection db) throws SQLException {
+        return grouped(db, "select split_part(worker, '/', 1), count(*) from tasks group by 1 order by 1");
+    }
+
+    private static Map<String, Long> grouped(Connection db, String sql) throws SQLException {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        try (Statement query = db.createStatement(); ResultSet row = query.executeQuery(sql)) {
+            while (row.next()) {
+                counts.put(row.getString(1), row.getLong(2));
+            }
+        }
+        return counts;
+    }
+}
