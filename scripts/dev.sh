@@ -2,7 +2,7 @@
 # Sets up what Taskfence needs on this machine, then runs the service or its tests.
 #
 #   scripts/dev.sh run    build and start the service on http://localhost:8080
-#   scripts/dev.sh test   run the whole test suite against the local Redis and PostgreSQL
+#   scripts/dev.sh test   run the whole test suite against the local Redis and PostgreSQL, then a smoke-sized benchmark
 #   scripts/dev.sh replicas [N]   build and start N replicas (default 3) on ports 8081.., sharing the work
 #   scripts/dev.sh native-check   run GraalVM's image builder over the native sources (needs ../shared/native-check)
 #   scripts/dev.sh bench [smoke]  measure throughput and latency against db-scheduler, Redisson and a ceiling
@@ -182,7 +182,7 @@ run_bench() { # run_bench TASKS SECONDS: Taskfence's benchmarks (failsafe, profi
   rm -f target/bench/results.tsv
   ./mvnw -B -q -Pbench verify -Dtest='io.taskfence.bench.*Bench' -Dit.test='io.taskfence.bench.*BenchIT' \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
-    -Dbench.tasks="$tasks" -Dbench.seconds="$seconds"
+    -Dbench.tasks="$tasks" -Dbench.seconds="$seconds" -Dbench.jfr="${BENCH_JFR:-}"
   ./mvnw -B -q -f bench/pom.xml package -DskipTests
   "$JAVA_HOME/bin/java" -cp "$(cat bench/target/classpath.txt):bench/target/classes" io.taskfence.bench.peers.Peers \
     --tasks "$tasks" --seconds "$seconds" --results target/bench/results.tsv
@@ -232,14 +232,16 @@ case "${1:-}" in
     check_native_image
     ;;
   test)
-    ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl
+    ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk
     check_native_sources
     if [ -d "$NATIVE_CHECK" ]; then
       check_native_image
     else
       log "skipping GraalVM's image builder: $NATIVE_CHECK is not here (CI has it; see scripts/dev.sh native-check)"
     fi
-    exec ./mvnw -B verify
+    ./mvnw -B verify
+    log "the benchmarks' smoke run (scripts/dev.sh bench smoke), so that they keep working; its figures mean little"
+    run_bench 500 2
     ;;
   *)
     echo "usage: scripts/dev.sh run|test|replicas [N]|native-check|bench [smoke]" >&2

@@ -3,6 +3,7 @@ package io.taskfence.bench;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -35,7 +36,8 @@ class DrainBenchIT {
     @Test
     void preloadedNoopTasksDrain() throws Exception {
         int tasks = BenchResults.tasks();
-        try (ReplicaCluster cluster = ReplicaCluster.startWithoutAudit(3, Map.of()); Connection db = cluster.database()) {
+        try (ReplicaCluster cluster = ReplicaCluster.startWithoutAudit(3, profiling());
+                Connection db = cluster.database()) {
             try {
                 OffsetDateTime committed = preload(db, tasks);
                 // Generous: a loaded 2-core machine runs a few hundred of these a second.
@@ -62,6 +64,19 @@ class DrainBenchIT {
         }
     }
 
+    /**
+     * With {@code -Dbench.jfr=DIR} (scripts/dev.sh: {@code BENCH_JFR=DIR}), each replica records a JDK Flight
+     * Recorder profile into DIR, for {@code jfr view hot-methods DIR/replica-<pid>.jfr}.
+     */
+    private static Map<String, String> profiling() {
+        String dir = System.getProperty("bench.jfr", "");
+        if (dir.isBlank()) {
+            return Map.of();
+        }
+        return Map.of("JAVA_TOOL_OPTIONS", "-XX:StartFlightRecording=settings=profile,filename="
+                + Path.of(dir).toAbsolutePath().resolve("replica-%p.jfr"));
+    }
+
     /** Inserts the tasks in one autocommitted statement; PostgreSQL's time right after its commit. */
     private static OffsetDateTime preload(Connection db, int tasks) throws SQLException {
         try (Statement insert = db.createStatement()) {
@@ -70,10 +85,16 @@ class DrainBenchIT {
                     + "now() from generate_series(1, " + tasks + ")");
         }
         // Not "returning clock_timestamp()": the rows are invisible to dispatch until the commit, which comes later.
+        OffsetDateTime committed;
         try (Statement clock = db.createStatement(); ResultSet now = clock.executeQuery("select clock_timestamp()")) {
             now.next();
-            return now.getObject(1, OffsetDateTime.class);
+            committed = now.getObject(1, OffsetDateTime.class);
         }
+        // Statistics for the planner, as the db-scheduler run gets (bench/); timed against Taskfence.
+        try (Statement analyze = db.createStatement()) {
+            analyze.execute("analyze tasks");
+        }
+        return committed;
     }
 
     /** From {@code start} to the last task's SUCCEEDED ({@code updated_at}, PostgreSQL's {@code now()} of that write). */

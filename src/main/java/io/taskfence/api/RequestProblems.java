@@ -1,5 +1,6 @@
 package io.taskfence.api;
 
+import java.io.IOException;
 import java.lang.reflect.Parameter;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -129,6 +130,16 @@ final class RequestProblems {
     Response forbidden(ForbiddenException e) {
         return Problem.of(Status.FORBIDDEN, "this API key may submit and read tasks only; cancel, retry and stats "
                 + "need an admin key").toResponse();
+    }
+
+    /**
+     * The body could not be read, which in these resources means the client hung up mid-request: not a
+     * fault of ours (no error logged), nothing was changed, and nobody is left to read the answer.
+     */
+    @ServerExceptionMapper(priority = FIRST)
+    Response unreadableStream(IOException e, ContainerRequestContext request) {
+        LOG.debugf("%s %s: the request could not be read: %s", request.getMethod(), request.getUriInfo().getPath(), e);
+        return Problem.of(Status.BAD_REQUEST, "the request could not be read: " + e.getMessage()).toResponse();
     }
 
     /** A fault of ours, not the client's: logged whole, answered without internals. */

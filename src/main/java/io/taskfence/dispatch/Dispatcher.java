@@ -29,6 +29,8 @@ import io.taskfence.task.TaskTransitions;
 public class Dispatcher {
 
     private static final Logger LOG = Logger.getLogger(Dispatcher.class);
+    /** How often a dispatcher waiting for room looks at the queue's length (one XLEN). */
+    private static final Duration REFILL_POLL = Duration.ofMillis(10);
 
     private final FencedJobs jobs;
     private final TaskTransitions transitions;
@@ -75,13 +77,23 @@ public class Dispatcher {
         jobs.run(TaskQueue.DISPATCH_LOCK, waitAtMost, this::dispatch);
     }
 
-    /** Batches until none is due, the queue is full, the lease is lost, or a push is refused. */
+    /**
+     * Keeps the queue topped up for one interval: while tasks are due it moves them in batches, and while
+     * the queue is nearly full it waits for the workers to make room (half the bound, or a batch) instead
+     * of leaving them idle until the next tick. Ends when no task is due, the interval is over, the lease
+     * is lost, or a push is refused.
+     */
     void dispatch(FencedLease held) {
         FenceToken fence = new FenceToken(TaskQueue.DISPATCH_LOCK, held.token(), held.holder());
+        long endNanos = System.nanoTime() + interval.toNanos();
+        int refillAt = Math.max(1, Math.min(batchSize, maxQueueDepth / 2));
         while (held.isValid() && !Thread.currentThread().isInterrupted()) {
             int room = (int) Math.min(batchSize, maxQueueDepth - queue.depth());
-            if (room <= 0) {
-                return; // the workers are behind; the next tick (or nudge) dispatches when they have caught up
+            if (room < refillAt) {
+                if (System.nanoTime() - endNanos >= 0 || !pause(REFILL_POLL)) {
+                    return; // the next tick goes on
+                }
+                continue;
             }
             List<UUID> ids = transitions.enqueueDue(fence, room);
             if (!ids.isEmpty() && !queue.push(held, ids)) {
@@ -89,8 +101,19 @@ public class Dispatcher {
                 return;
             }
             if (ids.size() < room) {
-                return;
+                return; // none left due
             }
+        }
+    }
+
+    /** Sleeps; false if interrupted (the lease was lost). */
+    private static boolean pause(Duration pause) {
+        try {
+            Thread.sleep(pause);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
