@@ -3,6 +3,7 @@ package io.taskfence.bench;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,11 +14,13 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 import org.awaitility.core.ConditionTimeoutException;
 import org.awaitility.core.TerminalFailureException;
 import org.junit.jupiter.api.Test;
 
+import io.taskfence.testing.PackagedService;
 import io.taskfence.testing.ReplicaCluster;
 
 /**
@@ -58,6 +61,7 @@ class DrainBenchIT {
                 System.out.printf("[bench] drain: %d tasks in %.3f s (PostgreSQL's clock); ran on %s%n", tasks, seconds,
                         ranOn(db));
                 BenchResults.record("drain.taskfence", tasks / seconds);
+                dumpProfiles(cluster);
             } finally {
                 ServiceLogs.printProblems(cluster.replicas());
             }
@@ -66,15 +70,32 @@ class DrainBenchIT {
 
     /**
      * With {@code -Dbench.jfr=DIR} (scripts/dev.sh: {@code BENCH_JFR=DIR}), each replica records a JDK Flight
-     * Recorder profile into DIR, for {@code jfr view hot-methods DIR/replica-<pid>.jfr}.
+     * Recorder profile, dumped into DIR once the drain is over, for {@code jfr view hot-methods DIR/replica-0.jfr}.
      */
     private static Map<String, String> profiling() {
+        return profileDir().isEmpty() ? Map.of()
+                : Map.of("JAVA_TOOL_OPTIONS", "-XX:StartFlightRecording=settings=profile");
+    }
+
+    private static Optional<Path> profileDir() {
         String dir = System.getProperty("bench.jfr", "");
-        if (dir.isBlank()) {
-            return Map.of();
+        return dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir).toAbsolutePath());
+    }
+
+    /** The replicas are killed at the end (no exit dump), so their recordings are dumped while they run. */
+    private static void dumpProfiles(ReplicaCluster cluster) throws Exception {
+        if (profileDir().isEmpty()) {
+            return;
         }
-        return Map.of("JAVA_TOOL_OPTIONS", "-XX:StartFlightRecording=settings=profile,filename="
-                + Path.of(dir).toAbsolutePath().resolve("replica-%p.jfr"));
+        Files.createDirectories(profileDir().get());
+        for (PackagedService replica : cluster.replicas()) {
+            Path file = profileDir().get().resolve(replica.id() + ".jfr");
+            Process dump = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(replica.pid()), "JFR.dump", "filename=" + file).inheritIO().start();
+            if (dump.waitFor() != 0) {
+                throw new IllegalStateException("jcmd could not dump the profile of " + replica.id());
+            }
+        }
     }
 
     /** Inserts the tasks in one autocommitted statement; PostgreSQL's time right after its commit. */

@@ -108,12 +108,17 @@ final class Attempt {
 
     private void record(TaskOutcome outcome) {
         switch (outcome) {
-            case TaskOutcome.Success success -> {
-                if (!successes.complete(claim, success.result())) {
-                    LOG.infof("task %s attempt %d succeeded, but the claim was no longer current", claim.taskId(),
-                            claim.attempt());
-                }
-            }
+            case TaskOutcome.Success success -> successes.complete(claim, success.result())
+                    .whenComplete((written, e) -> inLogContext(() -> {
+                        if (e != null) {
+                            LOG.warnf("task %s attempt %d succeeded, but recording it failed: %s; the lease will "
+                                    + "expire and recovery will retry the task", claim.taskId(), claim.attempt(),
+                                    e.getMessage());
+                        } else if (!written) {
+                            LOG.infof("task %s attempt %d succeeded, but the claim was no longer current",
+                                    claim.taskId(), claim.attempt());
+                        }
+                    }));
             case TaskOutcome.Failure failure -> logFailure(failure.error(),
                     transitions.fail(claim, failure.error(), false, backoffBase, backoffCap));
             case TaskOutcome.PermanentFailure failure -> logFailure(failure.error(),

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -19,7 +18,7 @@ import io.taskfence.task.TaskTransitions;
  * Writes this replica's successful attempts to the task table in batches, as a group commit: one writer
  * thread takes every success waiting and records them in one statement, and those that arrive while it
  * writes go together in the next. Under load many attempts share a round trip; on an idle replica a
- * success is written at once, never held back by a timer.
+ * success is written at once, never held back by a timer. Closing writes what is queued.
  */
 final class SuccessBatches implements AutoCloseable {
 
@@ -40,25 +39,22 @@ final class SuccessBatches implements AutoCloseable {
     }
 
     /**
-     * Records that {@code claim}'s attempt succeeded with {@code result}, waiting until it is written (not
-     * interruptibly: the handler is done, and the outcome must be known).
+     * Queues {@code claim}'s success with {@code result} for the next batch. The handler's thread need not
+     * wait for it: the attempt's slot goes to the next task while the write is on its way, and the
+     * processing lease still guards the task should the write fail.
      *
-     * @return false if the claim was no longer the task's current one, so nothing was written
-     * @throws io.taskfence.task.TaskStoreException if PostgreSQL failed the batch
+     * @return completes with false if the claim was no longer the task's current one, so nothing was
+     *         written; fails with the exception PostgreSQL raised for the batch
      */
-    boolean complete(Claim claim, JsonNode result) {
+    CompletableFuture<Boolean> complete(Claim claim, JsonNode result) {
         Waiting success = new Waiting(new Completion(claim, result), new CompletableFuture<>());
         synchronized (this) { // never added after close has let the writer go
             if (closed) {
-                throw new IllegalStateException("the workers are stopped");
+                return CompletableFuture.failedFuture(new IllegalStateException("the workers are stopped"));
             }
             waiting.add(success);
         }
-        try {
-            return success.written().join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException cause ? cause : e;
-        }
+        return success.written();
     }
 
     private void writeUntilClosed() {

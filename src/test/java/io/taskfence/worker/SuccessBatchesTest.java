@@ -62,7 +62,8 @@ class SuccessBatchesTest {
             for (Claim claim : all) {
                 answers.add(handlers.submit(() -> {
                     start.await();
-                    return successes.complete(claim, JsonNodeFactory.instance.objectNode().put("by", claim.claimId()));
+                    return successes.complete(claim, JsonNodeFactory.instance.objectNode().put("by", claim.claimId()))
+                            .get();
                 }));
             }
             start.countDown();
