@@ -49,27 +49,17 @@ class TransitionRacesTest {
     @Test
     void eightWorkersClaimingTheSameTasksClaimEachExactlyOnce() throws Exception {
         List<UUID> ids = enqueued(TASKS);
-        Map<UUID, String> winners = new ConcurrentHashMap<>();
-        AtomicInteger doubleWins = new AtomicInteger();
+        Winners winners = new Winners();
 
         race(RACERS, racer -> {
             List<UUID> order = new ArrayList<>(ids);
             Collections.shuffle(order);
             for (UUID id : order) {
-                if (transitions.claim(id, "racer-" + racer, Duration.ofMinutes(1)).isPresent()
-                        && winners.putIfAbsent(id, "racer-" + racer) != null) {
-                    doubleWins.incrementAndGet();
-                }
+                transitions.claim(id, "racer-" + racer, Duration.ofMinutes(1)).ifPresent(winners::won);
             }
         });
 
-        assertEquals(0, doubleWins.get(), "tasks claimed twice");
-        assertEquals(TASKS, winners.size(), "tasks nobody claimed");
-        for (UUID id : ids) {
-            Task task = queries.find(id).orElseThrow();
-            assertEquals(TaskStatus.PROCESSING, task.status());
-            assertEquals(1, task.attempt(), "one claim, one attempt");
-        }
+        winners.assertEachClaimedOnce(ids);
     }
 
     /**
@@ -80,8 +70,7 @@ class TransitionRacesTest {
     @Test
     void eightWorkersClaimingOverlappingBatchesClaimEachTaskExactlyOnce() throws Exception {
         List<UUID> ids = enqueued(TASKS);
-        Map<UUID, String> winners = new ConcurrentHashMap<>();
-        AtomicInteger doubleWins = new AtomicInteger();
+        Winners winners = new Winners();
 
         race(RACERS, racer -> {
             List<UUID> order = new ArrayList<>(ids);
@@ -89,21 +78,11 @@ class TransitionRacesTest {
             for (int from = 0; from < order.size(); from += 25) {
                 // Each batch also names tasks of the next one, which other racers may be claiming.
                 List<UUID> batch = order.subList(from, Math.min(order.size(), from + 40));
-                for (Claim claim : transitions.claim(batch, "racer-" + racer, Duration.ofMinutes(1))) {
-                    if (winners.putIfAbsent(claim.taskId(), claim.claimId()) != null) {
-                        doubleWins.incrementAndGet();
-                    }
-                }
+                transitions.claim(batch, "racer-" + racer, Duration.ofMinutes(1)).forEach(winners::won);
             }
         });
 
-        assertEquals(0, doubleWins.get(), "tasks claimed twice");
-        assertEquals(TASKS, winners.size(), "tasks nobody claimed");
-        for (UUID id : ids) {
-            Task task = queries.find(id).orElseThrow();
-            assertEquals(TaskStatus.PROCESSING, task.status());
-            assertEquals(1, task.attempt(), "one claim, one attempt");
-        }
+        winners.assertEachClaimedOnce(ids);
     }
 
     /**
@@ -230,6 +209,29 @@ class TransitionRacesTest {
         assertThrows(StaleFenceException.class, () -> transitions.enqueueDue(TaskFixtures.fence(lock, 100), 10),
                 "the older token still writes after the newer one did");
         System.out.printf("older dispatcher refused %d times during the race%n", refusals.get());
+    }
+
+    /** The claims won in a race, by task: each task must be won once, and then be PROCESSING in attempt 1. */
+    private final class Winners {
+
+        private final Map<UUID, Claim> byTask = new ConcurrentHashMap<>();
+        private final AtomicInteger twice = new AtomicInteger();
+
+        void won(Claim claim) {
+            if (byTask.putIfAbsent(claim.taskId(), claim) != null) {
+                twice.incrementAndGet();
+            }
+        }
+
+        void assertEachClaimedOnce(List<UUID> ids) {
+            assertEquals(0, twice.get(), "tasks claimed twice");
+            assertEquals(Set.copyOf(ids), byTask.keySet(), "tasks nobody claimed");
+            for (UUID id : ids) {
+                Task task = queries.find(id).orElseThrow();
+                assertEquals(TaskStatus.PROCESSING, task.status());
+                assertEquals(1, task.attempt(), "one claim, one attempt");
+            }
+        }
     }
 
     private List<UUID> enqueued(int count) {
