@@ -87,14 +87,22 @@ public class Dispatcher {
         FenceToken fence = new FenceToken(TaskQueue.DISPATCH_LOCK, held.token(), held.holder());
         long endNanos = System.nanoTime() + interval.toNanos();
         int refillAt = Math.max(1, Math.min(batchSize, maxQueueDepth / 2));
+        boolean waiting = false;
         while (held.isValid() && !Thread.currentThread().isInterrupted()) {
             int room = (int) Math.min(batchSize, maxQueueDepth - queue.depth());
             if (room < refillAt) {
+                // Wait only for tasks that are due: none can become due meanwhile but by the clock, and only
+                // this holder takes them, so one look when the wait starts is enough.
+                if (!waiting && !transitions.anyDue()) {
+                    return;
+                }
+                waiting = true;
                 if (System.nanoTime() - endNanos >= 0 || !pause(REFILL_POLL)) {
                     return; // the next tick goes on
                 }
                 continue;
             }
+            waiting = false;
             List<UUID> ids = transitions.enqueueDue(fence, room);
             if (!ids.isEmpty() && !queue.push(held, ids)) {
                 LOG.warnf("dispatch lost its lock between commit and push; %d tasks wait for recovery", ids.size());

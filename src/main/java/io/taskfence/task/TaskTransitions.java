@@ -137,6 +137,17 @@ public class TaskTransitions {
         return enqueued.stream().map(Enqueued::id).toList();
     }
 
+    /** Whether any task is due for dispatch (PENDING or FAILED, {@code run_at} passed). */
+    public boolean anyDue() {
+        return inConnection(connection -> {
+            try (PreparedStatement due = connection.prepareStatement("select exists (select 1 from tasks "
+                    + "where status in ('PENDING', 'FAILED') and run_at <= now())"); ResultSet row = due.executeQuery()) {
+                row.next();
+                return row.getBoolean(1);
+            }
+        });
+    }
+
     /** Records the batch in {@code dispatch_log} (same transaction), and forgets batches older than a day. */
     private static void logDispatch(Connection connection, FenceToken fence, int tasks) throws SQLException {
         try (PreparedStatement log = connection.prepareStatement(

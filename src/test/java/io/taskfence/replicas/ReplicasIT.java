@@ -161,9 +161,10 @@ class ReplicasIT {
                     + "fenced writes refused %.0f%n", cluster, woken.id(), pausedToken, successor, successorToken,
                     losses, refusals);
             // Whatever the woken one still tried was refused: tokens in dispatch_log never go back (checked below),
-            // and the successor did dispatch, so the stale token's batches all came before its own.
-            assertTrue(count(cluster, "select count(*) from dispatch_log where token >= ?", successorToken) > 0,
-                    "the successor dispatched");
+            // and newer holders did dispatch (the paused one stopped mid-run), so the stale token's batches all
+            // came before theirs. (Which newer holder dispatched depends on the machine's speed.)
+            assertTrue(count(cluster, "select count(*) from dispatch_log where token > ?", pausedToken) > 0,
+                    "a newer holder dispatched after the pause");
             assertOneDispatcherAtATime(cluster, -1);
             assertTransitionsAreEdges(cluster);
             // Only a task the paused replica was running may have needed a second attempt.
