@@ -91,8 +91,8 @@ public class Dispatcher {
         while (held.isValid() && !Thread.currentThread().isInterrupted()) {
             int room = (int) Math.min(batchSize, maxQueueDepth - queue.depth());
             if (room < refillAt) {
-                // Wait only for tasks that are due: none can become due meanwhile but by the clock, and only
-                // this holder takes them, so one look when the wait starts is enough.
+                // Wait only while tasks are due. A due task stops being due only when this holder enqueues
+                // it (or a client cancels it), so one look when the wait starts is enough.
                 if (!waiting && !transitions.anyDue()) {
                     return;
                 }

@@ -91,12 +91,7 @@ class TransitionRacesTest {
      */
     @Test
     void batchedSuccessesRacingRecoveryLeaveEachTaskWithExactlyOneWinner() throws Exception {
-        List<Claim> claims = new ArrayList<>();
-        for (int i = 0; i < TASKS / 2; i++) {
-            Claim claim = fixtures.claimed();
-            fixtures.age(claim.taskId(), TaskFixtures.LEASE.plusSeconds(1));
-            claims.add(claim);
-        }
+        List<Claim> claims = lapsedClaims(TASKS / 2);
         Set<String> written = ConcurrentHashMap.newKeySet();
         String lock = "recovery-" + UUID.randomUUID();
 
@@ -146,12 +141,7 @@ class TransitionRacesTest {
 
     @Test
     void aWorkerCompletingWhileRecoveryExpiresItsLeaseHasExactlyOneWinner() throws Exception {
-        List<Claim> claims = new ArrayList<>();
-        for (int i = 0; i < TASKS / 2; i++) {
-            Claim claim = fixtures.claimed();
-            fixtures.age(claim.taskId(), TaskFixtures.LEASE.plusSeconds(1));
-            claims.add(claim);
-        }
+        List<Claim> claims = lapsedClaims(TASKS / 2);
         Set<UUID> completed = ConcurrentHashMap.newKeySet();
         String lock = "recovery-" + UUID.randomUUID();
 
@@ -232,6 +222,17 @@ class TransitionRacesTest {
                 assertEquals(1, task.attempt(), "one claim, one attempt");
             }
         }
+    }
+
+    /** Claims whose processing lease has run out: recovery may take them while their workers finish. */
+    private List<Claim> lapsedClaims(int count) {
+        List<Claim> claims = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Claim claim = fixtures.claimed();
+            fixtures.age(claim.taskId(), TaskFixtures.LEASE.plusSeconds(1));
+            claims.add(claim);
+        }
+        return claims;
     }
 
     private List<UUID> enqueued(int count) {
