@@ -36,7 +36,7 @@ class BodyLimit {
             if (length != null && isOver(length)) {
                 Problem problem = Problem.of(CONTENT_TOO_LARGE, "Content Too Large", "the body is " + length
                         + " bytes; at most " + maxBytes + " are read (a task's payload may be at most "
-                        + TaskResource.MAX_PAYLOAD_BYTES + " bytes)").at(context.request().path());
+                        + SubmissionChecks.MAX_PAYLOAD_BYTES + " bytes)").at(context.request().path());
                 context.response().setStatusCode(CONTENT_TOO_LARGE).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE)
                         .putHeader(HttpHeaders.CONNECTION, "close").end(encode(problem));
                 return;

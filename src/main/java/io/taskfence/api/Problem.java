@@ -1,6 +1,7 @@
 package io.taskfence.api;
 
 import java.util.List;
+import java.util.stream.Collectors;
 
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
@@ -31,6 +32,15 @@ public record Problem(int status, String title, String detail, String instance, 
 
     static Problem of(Status status, String detail) {
         return of(status.getStatusCode(), status.getReasonPhrase(), detail);
+    }
+
+    /** Failed constraints: a 400 whose detail lists them, the body as a whole where no field is named. */
+    static Problem invalid(List<Violation> violations) {
+        String detail = violations.stream()
+                .map(violation -> (violation.field().isEmpty() ? "the " + violation.in() : violation.field()) + ": "
+                        + violation.message())
+                .collect(Collectors.joining("; "));
+        return of(Status.BAD_REQUEST, detail).withViolations(violations);
     }
 
     /** The request was understood but cannot be carried out as it is (RFC 9110's 422). */

@@ -109,11 +109,7 @@ final class RequestProblems {
                 .map(violation -> violation(violation, resource))
                 .sorted(Comparator.comparing(Problem.Violation::in).thenComparing(Problem.Violation::field))
                 .toList();
-        String detail = violations.stream()
-                .map(violation -> (violation.field().isEmpty() ? "the " + violation.in() : violation.field()) + ": "
-                        + violation.message())
-                .collect(Collectors.joining("; "));
-        return Problem.of(Status.BAD_REQUEST, detail).withViolations(violations).toResponse();
+        return Problem.invalid(violations).toResponse();
     }
 
     @ServerExceptionMapper(priority = FIRST)

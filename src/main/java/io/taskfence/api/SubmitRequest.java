@@ -11,10 +11,10 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-/** The body of {@code POST /api/v1/tasks}. */
+/** The body of {@code POST /api/v1/tasks}. {@link BatchTask} has the same fields and constraints. */
 @Schema(name = "SubmitTask")
 public record SubmitRequest(
-        @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}", message = "must match [a-z0-9][a-z0-9._-]{0,63}")
+        @NotNull @Pattern(regexp = TYPE, message = TYPE_RULE)
         @Schema(description = "a registered task type", examples = "noop")
         String type,
 
@@ -35,4 +35,7 @@ public record SubmitRequest(
 
         @Schema(description = "the task is DEAD if not done by this instant (ISO-8601)")
         Instant deadline) {
+
+    static final String TYPE = "[a-z0-9][a-z0-9._-]{0,63}";
+    static final String TYPE_RULE = "must match " + TYPE;
 }

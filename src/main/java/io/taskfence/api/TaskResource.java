@@ -1,10 +1,9 @@
 package io.taskfence.api;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 
 import jakarta.annotation.security.RolesAllowed;
@@ -27,15 +26,12 @@ import jakarta.ws.rs.core.UriInfo;
 
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import io.taskfence.TaskfenceConfig;
 import io.taskfence.dispatch.Dispatcher;
 import io.taskfence.task.NewTask;
+import io.taskfence.task.ReusedKey;
 import io.taskfence.task.Submission;
+import io.taskfence.task.Submitted;
 import io.taskfence.task.Task;
-import io.taskfence.task.TaskHandler;
-import io.taskfence.task.TaskHandlers;
 import io.taskfence.task.TaskPage;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
@@ -47,58 +43,74 @@ import io.taskfence.task.TaskTransitions;
 @SecurityRequirement(name = "apiKey")
 public class TaskResource {
 
-    static final int MAX_PAYLOAD_BYTES = 64 * 1024;
     static final int MAX_PAGE = 500;
 
     private final TaskTransitions transitions;
     private final TaskQueries queries;
-    private final TaskHandlers handlers;
-    private final TaskfenceConfig config;
+    private final SubmissionChecks checks;
     private final Dispatcher dispatcher;
 
-    TaskResource(TaskTransitions transitions, TaskQueries queries, TaskHandlers handlers, TaskfenceConfig config,
-            Dispatcher dispatcher) {
+    TaskResource(TaskTransitions transitions, TaskQueries queries, SubmissionChecks checks, Dispatcher dispatcher) {
         this.transitions = transitions;
         this.dispatcher = dispatcher;
         this.queries = queries;
-        this.handlers = handlers;
-        this.config = config;
+        this.checks = checks;
     }
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
-    public Response submit(@NotNull(message = "a JSON object with at least type and payload") @Valid SubmitRequest body,
-            @HeaderParam("Idempotency-Key") @Pattern(regexp = "[\\x21-\\x7e]{1,200}",
-                    message = "must be 1 to 200 visible ASCII characters") String idempotencyKey,
+    public Response submit(@NotNull(message = SubmissionChecks.NOT_A_TASK) @Valid SubmitRequest body,
+            @HeaderParam("Idempotency-Key") @Pattern(regexp = SubmissionChecks.IDEMPOTENCY_KEY,
+                    message = SubmissionChecks.IDEMPOTENCY_KEY_RULE) String idempotencyKey,
             UriInfo uri) {
-        if (!body.payload().isObject()) {
-            throw Problems.of(Status.BAD_REQUEST, "payload must be a JSON object, not " + body.payload().getNodeType());
-        }
-        int payloadBytes = body.payload().toString().getBytes(StandardCharsets.UTF_8).length;
-        if (payloadBytes > MAX_PAYLOAD_BYTES) {
-            throw Problems.of(Status.REQUEST_ENTITY_TOO_LARGE,
-                    "payload is " + payloadBytes + " bytes of JSON; at most " + MAX_PAYLOAD_BYTES + " are accepted");
-        }
-        TaskHandler handler = handlers.forType(body.type()).orElseThrow(() -> Problems.unprocessable(
-                "no handler for task type '" + body.type() + "'; registered types: " + handlers.types()));
-        // A payload its handler can never run would only become a DEAD task later; say so now instead.
-        List<String> problems = handler.payloadProblems((ObjectNode) body.payload());
-        if (!problems.isEmpty()) {
-            throw Problems.unprocessable("payload of a '" + body.type() + "' task: " + String.join("; ", problems));
-        }
-        if (body.deadline() != null && body.runAt() != null && !body.deadline().isAfter(body.runAt())) {
-            throw Problems.of(Status.BAD_REQUEST, "deadline must be after runAt");
-        }
-        Submission submission = transitions.submit(new NewTask(body.type(), (ObjectNode) body.payload(),
-                Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
-                Optional.ofNullable(body.priority()).orElse(0), body.runAt(), body.deadline(), idempotencyKey));
+        Submission submission = transitions.submit(checks.newTask(body, idempotencyKey));
         Task task = submission.task();
         if (submission.created()) {
             dispatcher.nudge();
         }
         URI location = uri.getBaseUriBuilder().path(TaskResource.class).path(task.id().toString()).build();
         return Response.status(submission.created() ? Status.CREATED : Status.OK).location(location).entity(task).build();
+    }
+
+    /**
+     * Up to 1,000 tasks in one request and one insert (DESIGN section 5, "Batch"). Each task is checked as a
+     * single submission is; a refused one gets its problem and stores nothing, and does not stop the others.
+     * Answered 200, every task's outcome in the request's order.
+     */
+    @POST
+    @Path("/batch")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    public BatchAnswer submitBatch(@NotNull(message = "a JSON object {\"tasks\": [...]} with 1 to "
+            + BatchRequest.MAX_TASKS + " tasks") @Valid BatchRequest body, UriInfo uri) {
+        List<BatchTask> tasks = body.tasks();
+        BatchAnswer.Item[] items = new BatchAnswer.Item[tasks.size()];
+        List<NewTask> accepted = new ArrayList<>(tasks.size());
+        List<Integer> acceptedAt = new ArrayList<>(tasks.size());
+        for (int index = 0; index < tasks.size(); index++) {
+            try {
+                accepted.add(checks.newTask(index, tasks.get(index)));
+                acceptedAt.add(index);
+            } catch (ProblemException refused) {
+                items[index] = refused(index, refused.problem(), uri);
+            }
+        }
+        List<Submitted> outcomes = transitions.submitAll(accepted);
+        boolean created = false;
+        for (int i = 0; i < outcomes.size(); i++) {
+            int index = acceptedAt.get(i);
+            items[index] = switch (outcomes.get(i)) {
+                case Submission submission -> new BatchAnswer.Item(index,
+                        (submission.created() ? Status.CREATED : Status.OK).getStatusCode(), submission.task(), null);
+                case ReusedKey reused -> refused(index, Problem.unprocessable(reused.detail()), uri);
+            };
+            created |= items[index].status() == Status.CREATED.getStatusCode();
+        }
+        if (created) {
+            dispatcher.nudge();
+        }
+        return BatchAnswer.of(List.of(items));
     }
 
     @GET
@@ -170,6 +182,10 @@ public class TaskResource {
         Task task = queries.find(taskId(id)).orElseThrow(() -> notFound(id));
         return Problems.of(Status.CONFLICT, "cannot " + action + " task " + id + ": it is " + task.status()
                 + ", and only a task that is " + allowedFrom + " can be");
+    }
+
+    private static BatchAnswer.Item refused(int index, Problem problem, UriInfo uri) {
+        return new BatchAnswer.Item(index, problem.status(), null, problem.at(uri.getPath()));
     }
 
     private static ProblemException notFound(String id) {

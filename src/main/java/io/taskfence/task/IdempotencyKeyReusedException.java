@@ -7,10 +7,9 @@ public final class IdempotencyKeyReusedException extends RuntimeException {
 
     private final UUID existingTask;
 
-    IdempotencyKeyReusedException(String key, UUID existingTask) {
-        super("Idempotency-Key '" + key + "' was already used for a different request (task " + existingTask
-                + "); use a new key for a new task");
-        this.existingTask = existingTask;
+    IdempotencyKeyReusedException(ReusedKey reused) {
+        super(reused.detail());
+        this.existingTask = reused.existingTask();
     }
 
     public UUID existingTask() {

@@ -5,11 +5,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -79,12 +82,102 @@ public class TaskTransitions {
                     }
                     Task existing = rows.task(row);
                     if (!row.getBoolean("same_request")) {
-                        throw new IdempotencyKeyReusedException(task.idempotencyKey(), existing.id());
+                        throw new IdempotencyKeyReusedException(new ReusedKey(task.idempotencyKey(), existing.id()));
                     }
                     return new Submission(existing, false);
                 }
             }
         });
+    }
+
+    /**
+     * Client → PENDING for many tasks in one transaction: one multi-row insert, then one look at the tasks
+     * holding the idempotency keys that were taken (by an earlier submission, a concurrent one, or an earlier
+     * task of this batch with the same key), each judged as {@link #submit} judges it. Rows go in in key
+     * order, so that two batches sharing keys wait for each other instead of deadlocking. If PostgreSQL
+     * fails, nothing is stored.
+     *
+     * @return one outcome per task, in the order of {@code tasks}
+     */
+    public List<Submitted> submitAll(List<NewTask> tasks) {
+        if (tasks.isEmpty()) {
+            return List.of();
+        }
+        int size = tasks.size();
+        UUID[] ids = new UUID[size];
+        String[] payloads = new String[size];
+        Map<UUID, Integer> byId = new HashMap<>(size * 2);
+        for (int i = 0; i < size; i++) {
+            ids[i] = UUID.randomUUID();
+            payloads[i] = rows.write(tasks.get(i).payload());
+            byId.put(ids[i], i);
+        }
+        Submitted[] outcomes = new Submitted[size];
+        List<TransitionMeters.Moved> created = new ArrayList<>();
+        inTransaction(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement("insert into tasks (id, type, payload, "
+                    + "max_attempts, priority, run_at, deadline, idempotency_key) select id, type, payload::jsonb, "
+                    + "max_attempts, priority, coalesce(run_at, now()), deadline, key from unnest(?::uuid[], ?::text[], "
+                    + "?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[]) with ordinality "
+                    + "as item(id, type, payload, max_attempts, priority, run_at, deadline, key, ord) order by key, ord "
+                    + "on conflict (idempotency_key) do nothing returning " + TaskRows.COLUMNS)) {
+                insert.setArray(1, connection.createArrayOf("uuid", ids));
+                insert.setArray(2, connection.createArrayOf("text", tasks.stream().map(NewTask::type).toArray()));
+                insert.setArray(3, connection.createArrayOf("text", payloads));
+                insert.setArray(4, connection.createArrayOf("int4", tasks.stream().map(NewTask::maxAttempts).toArray()));
+                insert.setArray(5, connection.createArrayOf("int4", tasks.stream().map(NewTask::priority).toArray()));
+                // As ISO-8601 text: the driver would write a Timestamp in the session's time zone.
+                insert.setArray(6, connection.createArrayOf("text", tasks.stream().map(NewTask::runAt)
+                        .map(TaskTransitions::isoText).toArray()));
+                insert.setArray(7, connection.createArrayOf("text", tasks.stream().map(NewTask::deadline)
+                        .map(TaskTransitions::isoText).toArray()));
+                insert.setArray(8, connection.createArrayOf("text", tasks.stream().map(NewTask::idempotencyKey).toArray()));
+                for (Task task : readTasks(insert)) {
+                    outcomes[byId.get(task.id())] = new Submission(task, true);
+                    created.add(new TransitionMeters.Moved(TaskStatus.PENDING, task.type()));
+                }
+            }
+            List<Integer> taken = new ArrayList<>();
+            for (int i = 0; i < size; i++) {
+                if (outcomes[i] == null) {
+                    if (tasks.get(i).idempotencyKey() == null) {
+                        throw new IllegalStateException("a task without an idempotency key was not inserted");
+                    }
+                    taken.add(i);
+                }
+            }
+            if (taken.isEmpty()) {
+                return null;
+            }
+            // The conflicting inserts have committed (or are this batch's own), so their rows are visible now.
+            try (PreparedStatement first = connection.prepareStatement("select " + TaskRows.COLUMNS
+                    + ", (type = wanted_type and payload = wanted_payload::jsonb) as same_request, item "
+                    + "from unnest(?::text[], ?::text[], ?::text[], ?::int[]) as wanted(wanted_key, wanted_type, "
+                    + "wanted_payload, item) join tasks on idempotency_key = wanted_key")) {
+                first.setArray(1, connection.createArrayOf("text",
+                        taken.stream().map(i -> tasks.get(i).idempotencyKey()).toArray()));
+                first.setArray(2, connection.createArrayOf("text", taken.stream().map(i -> tasks.get(i).type()).toArray()));
+                first.setArray(3, connection.createArrayOf("text", taken.stream().map(i -> payloads[i]).toArray()));
+                first.setArray(4, connection.createArrayOf("int4", taken.toArray()));
+                try (ResultSet row = first.executeQuery()) {
+                    while (row.next()) {
+                        Task existing = rows.task(row);
+                        int item = row.getInt("item");
+                        outcomes[item] = row.getBoolean("same_request") ? new Submission(existing, false)
+                                : new ReusedKey(tasks.get(item).idempotencyKey(), existing.id());
+                    }
+                }
+            }
+            for (int i : taken) {
+                if (outcomes[i] == null) {
+                    throw new IllegalStateException("idempotency key conflicted but no task holds it");
+                }
+            }
+            return null;
+        });
+        // Committed: inTransaction() returns only after the commit.
+        meters.moved(created);
+        return List.of(outcomes);
     }
 
     /** PENDING, ENQUEUED or FAILED → CANCELLED. */
@@ -378,12 +471,19 @@ public class TaskTransitions {
 
     /** Runs {@code work} in one transaction after the fence check; rolls back if either refuses or fails. */
     private <T> T fenced(FenceToken fence, Work<T> work) {
+        return inTransaction(connection -> {
+            if (!Fences.advance(connection, fence)) {
+                throw new StaleFenceException(fence.lock(), fence.token());
+            }
+            return work.in(connection);
+        });
+    }
+
+    /** Runs {@code work} in one transaction, committed when it returns, rolled back if it throws. */
+    private <T> T inTransaction(Work<T> work) {
         return inConnection(connection -> {
             connection.setAutoCommit(false);
             try {
-                if (!Fences.advance(connection, fence)) {
-                    throw new StaleFenceException(fence.lock(), fence.token());
-                }
                 T result = work.in(connection);
                 connection.commit();
                 return result;
@@ -394,6 +494,10 @@ public class TaskTransitions {
                 connection.setAutoCommit(true);
             }
         });
+    }
+
+    private static String isoText(Instant instant) {
+        return instant == null ? null : instant.toString();
     }
 
     private Optional<Task> single(String sql, UUID id) {

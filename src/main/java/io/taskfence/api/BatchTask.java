@@ -1,0 +1,53 @@
+package io.taskfence.api;
+
+import java.time.Instant;
+
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * One task of {@code POST /api/v1/tasks/batch}: a {@link SubmitRequest} with the same constraints (a test
+ * compares the two schemas of the OpenAPI document), plus the idempotency key a single submission sends as
+ * a header. Validated per task by {@link SubmissionChecks}, not by JAX-RS, so that one bad task does not
+ * refuse the batch.
+ */
+@Schema(name = "BatchTask", description = "a SubmitTask with an idempotency key of its own")
+public record BatchTask(
+        @NotNull @Pattern(regexp = SubmitRequest.TYPE, message = SubmitRequest.TYPE_RULE)
+        @Schema(description = "a registered task type", examples = "noop")
+        String type,
+
+        @NotNull
+        @Schema(description = "a JSON object of at most 64 KiB, handed to the handler", examples = "{\"ms\": 100}")
+        JsonNode payload,
+
+        @Min(1) @Max(100)
+        @Schema(description = "attempts before the task is DEAD; taskfence.retry.max-attempts when absent")
+        Integer maxAttempts,
+
+        @Schema(description = "not before this instant (ISO-8601); now when absent")
+        Instant runAt,
+
+        @Min(-1000) @Max(1000)
+        @Schema(description = "higher runs first; 0 when absent")
+        Integer priority,
+
+        @Schema(description = "the task is DEAD if not done by this instant (ISO-8601)")
+        Instant deadline,
+
+        @Pattern(regexp = SubmissionChecks.IDEMPOTENCY_KEY, message = SubmissionChecks.IDEMPOTENCY_KEY_RULE)
+        @Schema(description = "as the Idempotency-Key header of a single submission: the same key with the same "
+                + "type and payload answers the task it made (also earlier in the same batch)", examples = "order-17")
+        String idempotencyKey) {
+
+    /** The task as a single submission's body. */
+    SubmitRequest task() {
+        return new SubmitRequest(type, payload, maxAttempts, runAt, priority, deadline);
+    }
+}
