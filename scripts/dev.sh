@@ -132,9 +132,10 @@ check_native_sources() { # Quarkus's native build steps without GraalVM: they mu
     grep -qF "\"$resources" "$unpacked/META-INF/native-image/resource-config.json" \
       || { log "the native image would lack the resources under $resources"; exit 1; }
   done
-  # What the API writes as JSON: Jackson reads these by reflection, which a native image allows only for
+  # What the API reads and writes as JSON: Jackson gets at these by reflection, which a native image allows only for
   # registered classes (Problem only comes from exception mappers, so it is registered by annotation).
-  for type in api.Problem 'api.Problem$Violation' task.Task task.TaskPage 'api.StatsResource$Stats' lock.LockHolder; do
+  for type in api.Problem 'api.Problem$Violation' task.Task task.TaskPage 'api.StatsResource$Stats' lock.LockHolder \
+    api.BatchRequest api.BatchTask api.BatchAnswer 'api.BatchAnswer$Item'; do
     grep -qF "\"name\":\"io.taskfence.$type\"" "$unpacked/META-INF/native-image/reflect-config.json" \
       || { log "the native image would not let Jackson write io.taskfence.$type (not registered for reflection)"; exit 1; }
   done
