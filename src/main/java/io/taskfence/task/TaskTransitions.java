@@ -204,12 +204,14 @@ public class TaskTransitions {
         record Enqueued(UUID id, String type) {
         }
         List<Enqueued> enqueued = fenced(fence, connection -> {
-            try (PreparedStatement enqueue = connection.prepareStatement("with due as (select id, priority, run_at "
+            // The batch is read in the order of the index tasks_due and updated through the primary key: a
+            // join of the two would let the planner scan the whole table for a few hundred rows.
+            try (PreparedStatement enqueue = connection.prepareStatement("with due as (select id "
                     + "from tasks where status in ('PENDING', 'FAILED') and run_at <= now() "
                     + "order by priority desc, run_at limit ? for update skip locked), "
-                    + "moved as (update tasks set status = 'ENQUEUED', fence = ?, enqueues = enqueues + 1, updated_at = now() from due "
-                    + "where tasks.id = due.id and tasks.status in ('PENDING', 'FAILED') "
-                    + "returning tasks.id, tasks.type, due.priority, due.run_at) "
+                    + "moved as (update tasks set status = 'ENQUEUED', fence = ?, enqueues = enqueues + 1, updated_at = now() "
+                    + "where id = any(array(select id from due)) and status in ('PENDING', 'FAILED') "
+                    + "returning id, type, priority, run_at) "
                     + "select id, type from moved order by priority desc, run_at")) {
                 enqueue.setInt(1, limit);
                 enqueue.setLong(2, fence.token());

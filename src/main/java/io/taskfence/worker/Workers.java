@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -82,7 +83,12 @@ public class Workers {
             return;
         }
         pool = Executors.newFixedThreadPool(config.worker().concurrency(), Thread.ofPlatform().name("task-", 0).factory());
-        heartbeats = Executors.newScheduledThreadPool(1, Thread.ofPlatform().name("task-heartbeat").daemon().factory());
+        ScheduledThreadPoolExecutor beats = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().name("task-heartbeat").daemon().factory());
+        // Every attempt cancels its heartbeat when it ends; kept, a busy replica's queue would hold a lease's
+        // worth of dead entries.
+        beats.setRemoveOnCancelPolicy(true);
+        heartbeats = beats;
         successes = new SuccessBatches(transitions);
         reader = Thread.ofPlatform().name("task-reader").start(this::readUntilStopped);
         LOG.infof("workers started: consumer %s, %d at once", consumer, config.worker().concurrency());
