@@ -27,6 +27,7 @@ import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.taskfence.dispatch.Dispatcher;
+import io.taskfence.task.GroupedSubmissions;
 import io.taskfence.task.NewTask;
 import io.taskfence.task.ReusedKey;
 import io.taskfence.task.Submission;
@@ -46,12 +47,15 @@ public class TaskResource {
     static final int MAX_PAGE = 500;
 
     private final TaskTransitions transitions;
+    private final GroupedSubmissions submissions;
     private final TaskQueries queries;
     private final SubmissionChecks checks;
     private final Dispatcher dispatcher;
 
-    TaskResource(TaskTransitions transitions, TaskQueries queries, SubmissionChecks checks, Dispatcher dispatcher) {
+    TaskResource(TaskTransitions transitions, GroupedSubmissions submissions, TaskQueries queries,
+            SubmissionChecks checks, Dispatcher dispatcher) {
         this.transitions = transitions;
+        this.submissions = submissions;
         this.dispatcher = dispatcher;
         this.queries = queries;
         this.checks = checks;
@@ -64,7 +68,7 @@ public class TaskResource {
             @HeaderParam("Idempotency-Key") @Pattern(regexp = SubmissionChecks.IDEMPOTENCY_KEY,
                     message = SubmissionChecks.IDEMPOTENCY_KEY_RULE) String idempotencyKey,
             UriInfo uri) {
-        Submission submission = transitions.submit(checks.newTask(body, idempotencyKey));
+        Submission submission = submissions.submit(checks.newTask(body, idempotencyKey));
         Task task = submission.task();
         if (submission.created()) {
             dispatcher.nudge();

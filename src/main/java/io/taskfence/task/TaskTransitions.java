@@ -50,44 +50,17 @@ public class TaskTransitions {
         this.meters = meters;
     }
 
-    /** Client → PENDING; with an idempotency key already used, the task the first submission made. */
+    /**
+     * Client → PENDING; with an idempotency key already used, the task the first submission made:
+     * {@link #submitAll} of one.
+     *
+     * @throws IdempotencyKeyReusedException if the key names a task made by a different request
+     */
     public Submission submit(NewTask task) {
-        return inConnection(connection -> {
-            try (PreparedStatement insert = connection.prepareStatement("insert into tasks (id, type, payload, "
-                    + "max_attempts, priority, run_at, deadline, idempotency_key) values (?, ?, ?::jsonb, ?, ?, "
-                    + "coalesce(?, now()), ?, ?) on conflict (idempotency_key) do nothing returning " + TaskRows.COLUMNS)) {
-                insert.setObject(1, UUID.randomUUID());
-                insert.setString(2, task.type());
-                insert.setString(3, rows.write(task.payload()));
-                insert.setInt(4, task.maxAttempts());
-                insert.setInt(5, task.priority());
-                insert.setTimestamp(6, TaskRows.timestamp(task.runAt()));
-                insert.setTimestamp(7, TaskRows.timestamp(task.deadline()));
-                insert.setString(8, task.idempotencyKey());
-                List<Task> created = readTasks(insert);
-                if (!created.isEmpty()) {
-                    meters.moved(TaskStatus.PENDING, created.getFirst().type());
-                    return new Submission(created.getFirst(), true);
-                }
-            }
-            // The key was taken; the conflicting insert has committed, so its row is visible now.
-            try (PreparedStatement first = connection.prepareStatement("select " + TaskRows.COLUMNS
-                    + ", (type = ? and payload = ?::jsonb) as same_request from tasks where idempotency_key = ?")) {
-                first.setString(1, task.type());
-                first.setString(2, rows.write(task.payload()));
-                first.setString(3, task.idempotencyKey());
-                try (ResultSet row = first.executeQuery()) {
-                    if (!row.next()) {
-                        throw new IllegalStateException("idempotency key conflicted but no task holds it");
-                    }
-                    Task existing = rows.task(row);
-                    if (!row.getBoolean("same_request")) {
-                        throw new IdempotencyKeyReusedException(new ReusedKey(task.idempotencyKey(), existing.id()));
-                    }
-                    return new Submission(existing, false);
-                }
-            }
-        });
+        return switch (submitAll(List.of(task)).getFirst()) {
+            case Submission submission -> submission;
+            case ReusedKey reused -> throw new IdempotencyKeyReusedException(reused);
+        };
     }
 
     /**
