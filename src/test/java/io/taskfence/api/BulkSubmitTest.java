@@ -108,7 +108,7 @@ class BulkSubmitTest {
         assertEquals(List.of("tasks[4].priority"), answer.getList("items[4].problem.violations.field"));
         assertEquals(List.of("body"), answer.getList("items[4].problem.violations.in"));
         assertEquals(keptId, answer.getString("items[5].task.id"));
-        assertProblem(answer, 6, 422, "Idempotency-Key '" + reused + "' was already used for a different request (task "
+        assertProblem(answer, 6, 422, "idempotencyKey '" + reused + "' was already used for a different request (task "
                 + reusedId + ")");
         String inBatchId = answer.getString("items[7].task.id");
         assertEquals(inBatchId, answer.getString("items[8].task.id"));

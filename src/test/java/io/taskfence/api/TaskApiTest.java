@@ -1,6 +1,7 @@
 package io.taskfence.api;
 
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
@@ -75,7 +76,8 @@ class TaskApiTest {
         String first = submit(body, key).then().statusCode(201).extract().path("id");
         submit(body, key).then().statusCode(200).body("id", is(first)).header("Location", endsWith(first));
         submit("{\"type\":\"noop\",\"payload\":{\"order\":43}}", key).then().statusCode(422)
-                .contentType("application/problem+json").body("detail", org.hamcrest.Matchers.containsString(first));
+                .contentType("application/problem+json").body("detail", containsString(first))
+                .body("detail", containsString("Idempotency-Key '" + key + "' was already used"));
         assertEquals(1, Sql.count(db, "select count(*) from tasks where idempotency_key = ?", key));
     }
 
