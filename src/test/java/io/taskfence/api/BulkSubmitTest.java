@@ -30,6 +30,7 @@ import javax.sql.DataSource;
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.Arguments;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -232,6 +233,46 @@ class BulkSubmitTest {
         assertEquals(before + 2, tasks());
     }
 
+    /**
+     * A task PostgreSQL would refuse at insert time (U+0000 in the payload, a time out of range) is refused
+     * as its own 400 before the insert, instead of failing the whole batch with a 503.
+     */
+    @Test
+    void aTaskPostgresqlCannotStoreIsRefusedAloneAndTheOthersAreStored() {
+        String run = "unstorable-" + UUID.randomUUID();
+        List<Arguments> unstorable = TaskApiTest.unstorable().toList();
+        ArrayNode tasks = JSON.createArrayNode();
+        List<Integer> expected = new ArrayList<>();
+        Set<String> goodKeys = new HashSet<>();
+        for (int i = 0; i < unstorable.size(); i++) {
+            String good = run + "-good-" + i;
+            tasks.add(task("noop", "{\"n\":" + i + "}").put("idempotencyKey", good));
+            goodKeys.add(good);
+            expected.add(201);
+            tasks.add(parse("{\"type\":\"noop\"," + unstorable.get(i).get()[0] + "}").put("idempotencyKey",
+                    run + "-bad-" + i));
+            expected.add(400);
+        }
+        tasks.add(task("noop", "{}").put("runAt", "1970-01-01T00:00:00Z").put("deadline", "9999-12-31T23:59:59Z")
+                .put("idempotencyKey", run + "-ends"));
+        goodKeys.add(run + "-ends");
+        expected.add(201);
+
+        JsonPath answer = batch(ApiKeysForTests.SUBMIT_KEY, batchOf(tasks)).then().statusCode(200).extract().jsonPath();
+
+        assertEquals(expected, answer.getList("items.status"));
+        for (int i = 0; i < unstorable.size(); i++) {
+            assertProblem(answer, 2 * i + 1, 400, (String) unstorable.get(i).get()[1]);
+        }
+        int last = tasks.size() - 1;
+        assertEquals("1970-01-01T00:00:00Z", answer.getString("items[" + last + "].task.runAt"));
+        assertEquals("9999-12-31T23:59:59Z", answer.getString("items[" + last + "].task.deadline"));
+        Set<String> stored = new HashSet<>();
+        Sql.rows(db, "select idempotency_key from tasks where idempotency_key like '" + run + "-%'",
+                row -> stored.add(row.getString(1)));
+        assertEquals(goodKeys, stored, "the table holds exactly the good tasks");
+    }
+
     /** Overlapping batches, each with the keys in an order of its own, racing: one task per key, named by all. */
     @Test
     void concurrentBatchesSharingKeysMakeOneTaskPerKey() throws Exception {
@@ -325,6 +366,14 @@ class BulkSubmitTest {
     private static ObjectNode task(String type, String payload) {
         try {
             return JSON.createObjectNode().put("type", type).set("payload", JSON.readTree(payload));
+        } catch (Exception e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    private static ObjectNode parse(String task) {
+        try {
+            return (ObjectNode) JSON.readTree(task);
         } catch (Exception e) {
             throw new IllegalArgumentException(e);
         }
