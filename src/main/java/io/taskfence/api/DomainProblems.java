@@ -26,7 +26,7 @@ final class DomainProblems {
 
     @ServerExceptionMapper
     Response idempotencyKeyReused(IdempotencyKeyReusedException e) {
-        return Problem.unprocessable(e.getMessage()).toResponse();
+        return Problem.unprocessable(e.reused().detail("Idempotency-Key")).toResponse();
     }
 
     /** The database failed: nothing was changed, and the client may try again. */

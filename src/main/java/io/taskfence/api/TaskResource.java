@@ -107,7 +107,7 @@ public class TaskResource {
             items[index] = switch (outcomes.get(i)) {
                 case Submission submission -> new BatchAnswer.Item(index,
                         (submission.created() ? Status.CREATED : Status.OK).getStatusCode(), submission.task(), null);
-                case ReusedKey reused -> refused(index, Problem.unprocessable(reused.detail()), uri);
+                case ReusedKey reused -> refused(index, Problem.unprocessable(reused.detail("idempotencyKey")), uri);
             };
             created |= items[index].status() == Status.CREATED.getStatusCode();
         }

@@ -1,18 +1,16 @@
 package io.taskfence.task;
 
-import java.util.UUID;
-
 /** A submission reused an idempotency key that an earlier, different submission made a task with. */
 public final class IdempotencyKeyReusedException extends RuntimeException {
 
-    private final UUID existingTask;
+    private final ReusedKey reused;
 
     IdempotencyKeyReusedException(ReusedKey reused) {
-        super(reused.detail());
-        this.existingTask = reused.existingTask();
+        super(reused.detail("idempotency key"));
+        this.reused = reused;
     }
 
-    public UUID existingTask() {
-        return existingTask;
+    public ReusedKey reused() {
+        return reused;
     }
 }

@@ -5,9 +5,12 @@ import java.util.UUID;
 /** An idempotency key that an earlier, different submission made a task with; nothing was stored. */
 public record ReusedKey(String key, UUID existingTask) implements Submitted {
 
-    /** What a client is told, for a single submission and a batch's task alike. */
-    public String detail() {
-        return "Idempotency-Key '" + key + "' was already used for a different request (task " + existingTask
+    /**
+     * What a client is told, naming the key as the client sent it: the {@code Idempotency-Key} header of a
+     * single submission, the {@code idempotencyKey} field of a batch's task.
+     */
+    public String detail(String keyName) {
+        return keyName + " '" + key + "' was already used for a different request (task " + existingTask
                 + "); use a new key for a new task";
     }
 }

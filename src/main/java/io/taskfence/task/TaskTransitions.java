@@ -99,7 +99,8 @@ public class TaskTransitions {
                 insert.setArray(3, connection.createArrayOf("text", payloads));
                 insert.setArray(4, connection.createArrayOf("int4", tasks.stream().map(NewTask::maxAttempts).toArray()));
                 insert.setArray(5, connection.createArrayOf("int4", tasks.stream().map(NewTask::priority).toArray()));
-                // As ISO-8601 text: the driver would write a Timestamp in the session's time zone.
+                // As ISO-8601 text: a Timestamp is written with its offset when bound alone (submit binds
+                // it so), but inside an array the driver writes it without one, in the session's time zone.
                 insert.setArray(6, connection.createArrayOf("text", tasks.stream().map(NewTask::runAt)
                         .map(TaskTransitions::isoText).toArray()));
                 insert.setArray(7, connection.createArrayOf("text", tasks.stream().map(NewTask::deadline)

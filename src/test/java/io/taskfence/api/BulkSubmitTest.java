@@ -1,6 +1,7 @@
 package io.taskfence.api;
 
 import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
@@ -9,6 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -22,6 +28,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -30,6 +37,7 @@ import javax.sql.DataSource;
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.Arguments;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -108,7 +116,7 @@ class BulkSubmitTest {
         assertEquals(List.of("tasks[4].priority"), answer.getList("items[4].problem.violations.field"));
         assertEquals(List.of("body"), answer.getList("items[4].problem.violations.in"));
         assertEquals(keptId, answer.getString("items[5].task.id"));
-        assertProblem(answer, 6, 422, "Idempotency-Key '" + reused + "' was already used for a different request (task "
+        assertProblem(answer, 6, 422, "idempotencyKey '" + reused + "' was already used for a different request (task "
                 + reusedId + ")");
         String inBatchId = answer.getString("items[7].task.id");
         assertEquals(inBatchId, answer.getString("items[8].task.id"));
@@ -232,6 +240,87 @@ class BulkSubmitTest {
         assertEquals(before + 2, tasks());
     }
 
+    /**
+     * A task PostgreSQL would refuse at insert time (U+0000 in the payload, a time out of range) is refused
+     * as its own 400 before the insert, instead of failing the whole batch with a 503.
+     */
+    @Test
+    void aTaskPostgresqlCannotStoreIsRefusedAloneAndTheOthersAreStored() {
+        String run = "unstorable-" + UUID.randomUUID();
+        List<Arguments> unstorable = TaskApiTest.unstorable().toList();
+        ArrayNode tasks = JSON.createArrayNode();
+        List<Integer> expected = new ArrayList<>();
+        Set<String> goodKeys = new HashSet<>();
+        for (int i = 0; i < unstorable.size(); i++) {
+            String good = run + "-good-" + i;
+            tasks.add(task("noop", "{\"n\":" + i + "}").put("idempotencyKey", good));
+            goodKeys.add(good);
+            expected.add(201);
+            tasks.add(parse("{\"type\":\"noop\"," + unstorable.get(i).get()[0] + "}").put("idempotencyKey",
+                    run + "-bad-" + i));
+            expected.add(400);
+        }
+        tasks.add(task("noop", "{}").put("runAt", "1970-01-01T00:00:00Z").put("deadline", "9999-12-31T23:59:59Z")
+                .put("idempotencyKey", run + "-ends"));
+        goodKeys.add(run + "-ends");
+        expected.add(201);
+
+        JsonPath answer = batch(ApiKeysForTests.SUBMIT_KEY, batchOf(tasks)).then().statusCode(200).extract().jsonPath();
+
+        assertEquals(expected, answer.getList("items.status"));
+        for (int i = 0; i < unstorable.size(); i++) {
+            assertProblem(answer, 2 * i + 1, 400, (String) unstorable.get(i).get()[1]);
+        }
+        int last = tasks.size() - 1;
+        assertEquals("1970-01-01T00:00:00Z", answer.getString("items[" + last + "].task.runAt"));
+        assertEquals("9999-12-31T23:59:59Z", answer.getString("items[" + last + "].task.deadline"));
+        Set<String> stored = new HashSet<>();
+        Sql.rows(db, "select idempotency_key from tasks where idempotency_key like '" + run + "-%'",
+                row -> stored.add(row.getString(1)));
+        assertEquals(goodKeys, stored, "the table holds exactly the good tasks");
+    }
+
+    /**
+     * The key order of the insert, made deterministic: this test's transaction holds the key that sorts
+     * first, the batch names it second. In key order the batch waits on that key before it takes the other,
+     * so the test can then insert the other key too and commit; in the request's order the batch would hold
+     * the other key while waiting, and the test's insert of it would deadlock.
+     */
+    @Test
+    void aBatchWaitingOnAKeyHoldsNoLaterKeyMeanwhile() throws Exception {
+        String run = "order-" + UUID.randomUUID();
+        String first = run + "-1";
+        String second = run + "-2";
+        ArrayNode tasks = JSON.createArrayNode();
+        tasks.add(task("noop", "{\"k\":2}").put("idempotencyKey", second));
+        tasks.add(task("noop", "{\"k\":1}").put("idempotencyKey", first));
+        String body = batchOf(tasks);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (Connection held = db.getConnection()) {
+            held.setAutoCommit(false);
+            try (PreparedStatement bounded = held.prepareStatement("set local lock_timeout = '20s'")) {
+                bounded.execute();
+            }
+            UUID firstId = insertNoop(held, first, "{\"k\":1}");
+            int heldPid = backendPid(held);
+            Future<Response> answer = pool.submit(() -> batch(ApiKeysForTests.SUBMIT_KEY, body));
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> Sql.count(db,
+                    "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and pid <> ? "
+                            + "and ? = any(pg_blocking_pids(pid))", heldPid, heldPid) == 1);
+            UUID secondId = insertNoop(held, second, "{\"k\":2}");
+            held.commit();
+
+            JsonPath items = answer.get(30, TimeUnit.SECONDS).then().statusCode(200).extract().jsonPath();
+            assertEquals(List.of(200, 200), items.getList("items.status"), items.prettify());
+            assertEquals(List.of(secondId.toString(), firstId.toString()), items.getList("items.task.id"));
+            assertEquals(0, items.getInt("created"));
+            assertEquals(2, items.getInt("existing"));
+            assertEquals(2, Sql.count(db, "select count(*) from tasks where idempotency_key like ?", run + "-%"));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     /** Overlapping batches, each with the keys in an order of its own, racing: one task per key, named by all. */
     @Test
     void concurrentBatchesSharingKeysMakeOneTaskPerKey() throws Exception {
@@ -327,6 +416,34 @@ class BulkSubmitTest {
             return JSON.createObjectNode().put("type", type).set("payload", JSON.readTree(payload));
         } catch (Exception e) {
             throw new IllegalArgumentException(e);
+        }
+    }
+
+    private static ObjectNode parse(String task) {
+        try {
+            return (ObjectNode) JSON.readTree(task);
+        } catch (Exception e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    private static UUID insertNoop(Connection connection, String key, String payload) throws SQLException {
+        UUID id = UUID.randomUUID();
+        try (PreparedStatement insert = connection.prepareStatement("insert into tasks (id, type, payload, max_attempts, "
+                + "idempotency_key) values (?, 'noop', ?::jsonb, 5, ?)")) {
+            insert.setObject(1, id);
+            insert.setString(2, payload);
+            insert.setString(3, key);
+            insert.executeUpdate();
+        }
+        return id;
+    }
+
+    private static int backendPid(Connection connection) throws SQLException {
+        try (PreparedStatement pid = connection.prepareStatement("select pg_backend_pid()");
+                ResultSet row = pid.executeQuery()) {
+            row.next();
+            return row.getInt(1);
         }
     }
 
