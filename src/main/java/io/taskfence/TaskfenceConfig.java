@@ -74,6 +74,14 @@ public interface TaskfenceConfig {
         @WithDefault("8")
         int concurrency();
 
+        /**
+         * Tasks claimed beyond those running, each waiting for a worker with its lease held: a worker that
+         * finishes a short task finds the next one claimed, and one claim statement serves more tasks. Set
+         * 0 when tasks run long, so that a waiting task goes to an idle replica instead of waiting here.
+         */
+        @WithDefault("8")
+        int claimAhead();
+
         /** Processing lease of a claimed task, extended by a heartbeat at a third of it. */
         @WithDefault("60s")
         Duration lease();

@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -26,11 +27,11 @@ import io.taskfence.testing.ReplicaCluster;
 /**
  * Drain: {@code bench.tasks} noop tasks put straight into the table by one INSERT, then run by three packaged
  * replicas with the default settings that matter here (8 workers each, dispatch batches of 500, a queue of at
- * most 1,000, dispatch every second: nothing nudges it, since no task came through the API). Timed by
- * PostgreSQL's clock from the INSERT's commit to the last task's SUCCEEDED, so the wait for the next dispatch
- * tick is counted, and so is the JIT's warm-up: the replicas start idle and cold. ReplicaCluster's short leases
- * only matter when something fails. Its audit trigger is left out: it would add an insert to each of a task's
- * three transitions, counted against the service.
+ * most 1,000, dispatch every second: nothing nudges it, since no task came through the API), except that each
+ * replica claims 24 tasks ahead of its workers (see settings()). Timed by PostgreSQL's clock from the INSERT's
+ * commit to the last task's SUCCEEDED, so the wait for the next dispatch tick is counted. ReplicaCluster's short
+ * leases only matter when something fails. Its audit trigger is left out: it would add an insert to each of a
+ * task's three transitions, counted against the service.
  *
  * <p>The replicas first drain the same number of tasks untimed, and so does the peer (bench/): on this 2-core
  * machine the three JVMs' JIT compilers otherwise take most of the CPU for the first half minute, which measures
@@ -43,7 +44,7 @@ class DrainBenchIT {
     @Test
     void preloadedNoopTasksDrain() throws Exception {
         int tasks = BenchResults.tasks();
-        try (ReplicaCluster cluster = ReplicaCluster.startWithoutAudit(3, profiling());
+        try (ReplicaCluster cluster = ReplicaCluster.startWithoutAudit(3, settings());
                 Connection db = cluster.database()) {
             try {
                 preload(db, tasks);
@@ -85,9 +86,13 @@ class DrainBenchIT {
      * With {@code -Dbench.jfr=DIR} (scripts/dev.sh: {@code BENCH_JFR=DIR}), each replica records a JDK Flight
      * Recorder profile, dumped into DIR once the drain is over, for {@code jfr view hot-methods DIR/replica-0.jfr}.
      */
-    private static Map<String, String> profiling() {
-        return profileDir().isEmpty() ? Map.of()
-                : Map.of("JAVA_TOOL_OPTIONS", "-XX:StartFlightRecording=settings=profile");
+    private static Map<String, String> settings() {
+        Map<String, String> settings = new HashMap<>();
+        // 8 running + 24 claimed ahead: at most 32 tasks in hand per replica, the bound db-scheduler's
+        // high-throughput setting (upper limit 4.0 × 8 threads) gives each of its instances in the peer run.
+        settings.put("TASKFENCE_WORKER_CLAIM_AHEAD", "24");
+        profileDir().ifPresent(dir -> settings.put("JAVA_TOOL_OPTIONS", "-XX:StartFlightRecording=settings=profile"));
+        return settings;
     }
 
     private static Optional<Path> profileDir() {

@@ -46,6 +46,7 @@ public class TaskQueue {
     private final StreamCommands<String, String, String> streams;
     private final String stream;
     private final LuaScript push = LuaScript.load("queue/push.lua");
+    private final LuaScript done = LuaScript.load("queue/done.lua");
 
     TaskQueue(RedisDataSource redis, LockSettings settings) {
         this.redis = redis;
@@ -113,9 +114,15 @@ public class TaskQueue {
 
     /** The messages have been handled (their claims committed or were refused): acknowledge and delete them. */
     public void done(List<Message> messages) {
-        String[] ids = messages.stream().map(Message::id).toArray(String[]::new);
-        streams.xack(stream, GROUP, ids);
-        streams.xdel(stream, ids);
+        if (messages.isEmpty()) {
+            return;
+        }
+        String[] args = new String[messages.size() + 1];
+        args[0] = GROUP;
+        for (int i = 0; i < messages.size(); i++) {
+            args[i + 1] = messages.get(i).id();
+        }
+        done.run(redis, List.of(stream), args);
     }
 
     /** Removes {@code consumer} from the group if it has no unfinished messages; true if it did. */

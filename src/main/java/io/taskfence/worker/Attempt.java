@@ -3,6 +3,7 @@ package io.taskfence.worker;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -19,9 +20,10 @@ import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
 
 /**
- * One claimed attempt of one task: runs its handler on the calling thread while a heartbeat extends the
- * processing lease, then records the outcome carrying the claim. If a heartbeat is refused (the task was
- * recovered and handed on) the handler is interrupted and nothing more is written. While it runs, the
+ * One claimed attempt of one task: from its claim a heartbeat extends the processing lease, also while the
+ * claim waits for a free worker ({@link #holdLease}); it runs its handler on the calling thread, then
+ * records the outcome carrying the claim. If a heartbeat is refused (the task was recovered and handed on)
+ * the handler is interrupted, or never started, and nothing more is written. While it runs, the
  * handler's thread and the heartbeat carry {@code taskId} and {@code attempt} in their logging context
  * (MDC), and the handler's run time is timed as {@code taskfence.task.run} (tags type, outcome).
  */
@@ -39,6 +41,7 @@ final class Attempt {
     private final Duration lease;
     private final Duration backoffBase;
     private final Duration backoffCap;
+    private ScheduledFuture<?> heartbeat;
     // Guarded by this: the heartbeat and shutdown threads interrupt, the handler's thread ends.
     private Thread runner;
     private boolean interrupted;
@@ -61,24 +64,39 @@ final class Attempt {
         this.backoffCap = config.retry().backoffCap();
     }
 
-    void run(ScheduledExecutorService heartbeats) {
-        inLogContext(() -> runHandler(heartbeats));
+    UUID taskId() {
+        return claim.taskId();
     }
 
-    private void runHandler(ScheduledExecutorService heartbeats) {
+    /** Starts the heartbeat; called once, when the claim commits, before the attempt waits for a worker. */
+    void holdLease(ScheduledExecutorService heartbeats) {
+        long period = Math.max(1, lease.toMillis() / 3);
+        heartbeat = heartbeats.scheduleWithFixedDelay(this::heartbeat, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Runs the handler on the calling thread, unless the lease was lost or handed back while it waited. */
+    void run() {
+        inLogContext(this::runHandler);
+    }
+
+    private void runHandler() {
         Optional<TaskHandler> handler = handlers.forType(claim.type());
         if (handler.isEmpty()) {
             // Another replica (another version) may have it: an ordinary, retried failure.
             String error = "no handler for type '" + claim.type() + "' on this replica";
+            endLease();
             logFailure(error, transitions.fail(claim, error, false, backoffBase, backoffCap));
             return;
         }
         synchronized (this) {
+            if (lost || handedBack) {
+                endLease();
+                LOG.infof("task %s attempt %d: its lease %s while it waited for a worker; not run", claim.taskId(),
+                        claim.attempt(), lost ? "was taken away" : "was handed back");
+                return;
+            }
             runner = Thread.currentThread();
         }
-        long period = Math.max(1, lease.toMillis() / 3);
-        ScheduledFuture<?> heartbeat = heartbeats.scheduleWithFixedDelay(this::heartbeat, period, period,
-                TimeUnit.MILLISECONDS);
         TaskOutcome outcome;
         long started = System.nanoTime();
         try {
@@ -91,10 +109,7 @@ final class Attempt {
         } catch (Exception e) {
             outcome = TaskOutcome.failure(e.toString());
         } finally {
-            heartbeat.cancel(false);
-            synchronized (leaseGuard) {
-                handlerDone = true;
-            }
+            endLease();
             finish();
         }
         long ran = System.nanoTime() - started;
@@ -128,6 +143,14 @@ final class Attempt {
                 LOG.debugf("task %s asks to be polled again in %s: %s", claim.taskId(), later.delay(),
                         to.map(Enum::name).orElse("the claim was no longer current"));
             }
+        }
+    }
+
+    /** Stops the heartbeat before the outcome is recorded (which ends the lease), and waits for one running. */
+    private void endLease() {
+        heartbeat.cancel(false);
+        synchronized (leaseGuard) {
+            handlerDone = true;
         }
     }
 

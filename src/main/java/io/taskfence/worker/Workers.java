@@ -31,10 +31,13 @@ import io.taskfence.task.TaskStoreException;
 import io.taskfence.task.TaskTransitions;
 
 /**
- * This replica's workers: one reader takes messages from the queue's consumer group as handler slots
- * free up, claims their tasks (ENQUEUED → PROCESSING) in one conditional statement per batch read,
- * acknowledges and deletes the batch's messages, and hands each won claim to a bounded pool that runs its
- * handler ({@code taskfence.worker.concurrency} at once). Successes are written in batches too.
+ * This replica's workers: one reader takes messages from the queue's consumer group as slots free up,
+ * claims their tasks (ENQUEUED → PROCESSING) in one conditional statement per batch read, acknowledges and
+ * deletes the batch's messages, and hands each won claim to a bounded pool that runs its handler
+ * ({@code taskfence.worker.concurrency} at once). There are {@code taskfence.worker.claim-ahead} more slots
+ * than workers: those claims wait for a worker, their leases held by their heartbeats, so that a worker
+ * finishing a short task finds the next one claimed, and a claim's statement serves more tasks. Successes
+ * are written in batches too.
  */
 @ApplicationScoped
 public class Workers {
@@ -49,6 +52,12 @@ public class Workers {
     private final RunTimes runTimes;
     private final String consumer;
     private final Semaphore slots;
+    /**
+     * Free slots the reader waits for before it reads: with claims ahead, a read waits until the claimed
+     * tasks are down to those running, so that each claim statement serves a batch instead of a slot or
+     * two, and the workers still never wait (db-scheduler's lower limit does the same).
+     */
+    private final int refillAt;
     /** How long one read waits for messages: well within the Redis client's time-out, so it never trips it. */
     private final Duration readBlock;
     /**
@@ -57,7 +66,8 @@ public class Workers {
      * task waits about one lease, as a task whose worker died does.
      */
     private final Duration reclaimEvery;
-    private final Set<Attempt> running = ConcurrentHashMap.newKeySet();
+    /** Attempts claimed here and not finished: running, or waiting for a worker. */
+    private final Set<Attempt> claimedHere = ConcurrentHashMap.newKeySet();
     private ExecutorService pool;
     private ScheduledExecutorService heartbeats;
     private SuccessBatches successes;
@@ -73,7 +83,8 @@ public class Workers {
         this.config = config;
         this.runTimes = new RunTimes(metrics);
         this.consumer = settings.replicaId() + "/" + UUID.randomUUID().toString().substring(0, 8);
-        this.slots = new Semaphore(config.worker().concurrency());
+        this.slots = new Semaphore(config.worker().concurrency() + config.worker().claimAhead());
+        this.refillAt = Math.max(1, config.worker().claimAhead());
         this.readBlock = Duration.ofMillis(Math.max(10, Math.min(1_000, redisTimeout.toMillis() / 2)));
         this.reclaimEvery = Duration.ofMillis(Math.max(readBlock.toMillis(), config.worker().lease().toMillis() / 3));
     }
@@ -112,10 +123,10 @@ public class Workers {
                 }
                 // Bounded, so that the loop sees a shutdown within readBlock without being interrupted
                 // (an interrupted read could drop a batch Redis has already delivered to this consumer).
-                if (!slots.tryAcquire(readBlock.toMillis(), TimeUnit.MILLISECONDS)) {
+                if (!slots.tryAcquire(refillAt, readBlock.toMillis(), TimeUnit.MILLISECONDS)) {
                     continue;
                 }
-                int free = 1 + slots.drainPermits();
+                int free = refillAt + slots.drainPermits();
                 List<Claim> claimed = List.of();
                 try {
                     List<Message> messages;
@@ -130,7 +141,10 @@ public class Workers {
                     slots.release(free - claimed.size()); // the slots no claim took
                 }
                 for (Claim claim : claimed) {
-                    pool.execute(() -> runThenFreeSlot(claim));
+                    Attempt attempt = new Attempt(claim, transitions, handlers, config, successes, runTimes);
+                    attempt.holdLease(heartbeats);
+                    claimedHere.add(attempt);
+                    pool.execute(() -> runThenFreeSlot(attempt));
                 }
                 failures = 0;
             } catch (InterruptedException e) {
@@ -178,15 +192,14 @@ public class Workers {
         return claimed;
     }
 
-    private void runThenFreeSlot(Claim claim) {
-        Attempt attempt = new Attempt(claim, transitions, handlers, config, successes, runTimes);
-        running.add(attempt);
+    private void runThenFreeSlot(Attempt attempt) {
         try {
-            attempt.run(heartbeats);
+            attempt.run();
         } catch (RuntimeException e) {
-            LOG.errorf(e, "task %s: the worker failed; its lease will expire and recovery will retry it", claim.taskId());
+            LOG.errorf(e, "task %s: the worker failed; its lease will expire and recovery will retry it",
+                    attempt.taskId());
         } finally {
-            running.remove(attempt);
+            claimedHere.remove(attempt);
             slots.release();
         }
     }
@@ -206,9 +219,9 @@ public class Workers {
             }
             pool.shutdown();
             if (!pool.awaitTermination(config.worker().drainTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                LOG.warnf("%d handlers still running after %s; handing their tasks back", running.size(),
+                LOG.warnf("%d claimed tasks still running or waiting after %s; handing them back", claimedHere.size(),
                         config.worker().drainTimeout());
-                running.forEach(Attempt::handBack);
+                claimedHere.forEach(Attempt::handBack);
                 pool.shutdownNow();
                 pool.awaitTermination(5, TimeUnit.SECONDS);
             }

@@ -142,6 +142,11 @@ class ReplicasIT {
                 String holder = cluster.redis("get", lockKey);
                 return !holder.isEmpty() && !holder.equals(stale) ? holder : null;
             });
+            // Tasks submitted now can only be dispatched by a newer holder: the paused one may have enqueued
+            // every earlier task before it was caught.
+            PackagedService frozen = paused;
+            ids.addAll(submit(cluster, cluster.replicas().stream().filter(r -> r != frozen).toList(), 50,
+                    i -> "{\"type\":\"noop\",\"payload\":{}}"));
             Thread.sleep(3_000); // and dispatches for a while before the paused one wakes
             long successorToken = Long.parseLong(successor.substring(successor.lastIndexOf(':') + 1));
             assertTrue(successorToken > pausedToken, "successor token " + successorToken + " after " + pausedToken);
@@ -161,8 +166,8 @@ class ReplicasIT {
                     + "fenced writes refused %.0f%n", cluster, woken.id(), pausedToken, successor, successorToken,
                     losses, refusals);
             // Whatever the woken one still tried was refused: tokens in dispatch_log never go back (checked below),
-            // and newer holders did dispatch (the paused one stopped mid-run), so the stale token's batches all
-            // came before theirs. (Which newer holder dispatched depends on the machine's speed.)
+            // and newer holders did dispatch (at least the tasks submitted during the pause), so the stale token's
+            // batches all came before theirs. (Which newer holder dispatched depends on the machine's speed.)
             assertTrue(count(cluster, "select count(*) from dispatch_log where token > ?", pausedToken) > 0,
                     "a newer holder dispatched after the pause");
             assertOneDispatcherAtATime(cluster, -1);
