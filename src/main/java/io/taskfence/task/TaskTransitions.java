@@ -93,7 +93,8 @@ public class TaskTransitions {
                     + "max_attempts, priority, coalesce(run_at, now()), deadline, key from unnest(?::uuid[], ?::text[], "
                     + "?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[]) with ordinality "
                     + "as item(id, type, payload, max_attempts, priority, run_at, deadline, key, ord) order by key, ord "
-                    + "on conflict (idempotency_key) do nothing returning " + TaskRows.COLUMNS)) {
+                    + "on conflict (idempotency_key) where idempotency_key is not null do nothing returning "
+                    + TaskRows.COLUMNS)) {
                 insert.setArray(1, connection.createArrayOf("uuid", ids));
                 insert.setArray(2, connection.createArrayOf("text", tasks.stream().map(NewTask::type).toArray()));
                 insert.setArray(3, connection.createArrayOf("text", payloads));
