@@ -384,16 +384,19 @@ public class TaskTransitions {
     /**
      * ENQUEUED for longer than {@code timeout} and not among {@code stillQueued} (the tasks whose messages
      * the queue holds) → PENDING: its message was lost (a crash between commit and push, or Redis lost the
-     * stream). A task merely waiting in a long queue keeps its place. One fenced statement.
+     * stream). A task merely waiting in a long queue keeps its place. One fenced statement; rows another
+     * transaction holds (a claim) are skipped, never waited for, so it cannot deadlock with one.
      *
      * @return how many tasks went back to PENDING
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     public int requeueStaleEnqueued(FenceToken fence, Duration timeout, Collection<UUID> stillQueued) {
         List<TransitionMeters.Moved> requeued = fenced(fence, connection -> {
-            try (PreparedStatement requeue = connection.prepareStatement("update tasks set status = 'PENDING', "
-                    + "updated_at = now() where status = 'ENQUEUED' "
-                    + "and updated_at < now() - ? * interval '1 millisecond' and id <> all(?) returning status, type")) {
+            try (PreparedStatement requeue = connection.prepareStatement("with stale as (select id from tasks "
+                    + "where status = 'ENQUEUED' and updated_at < now() - ? * interval '1 millisecond' and id <> all(?) "
+                    + "order by id for update skip locked) "
+                    + "update tasks set status = 'PENDING', updated_at = now() "
+                    + "where id = any(array(select id from stale)) and status = 'ENQUEUED' returning status, type")) {
                 requeue.setLong(1, timeout.toMillis());
                 requeue.setArray(2, connection.createArrayOf("uuid", stillQueued.toArray()));
                 return movedRows(requeue);
@@ -405,18 +408,22 @@ public class TaskTransitions {
 
     /**
      * PROCESSING past its lease (its worker died or stalled) → FAILED with a backoff, or DEAD if that was
-     * the last attempt: the lapsed attempt counts. One fenced statement.
+     * the last attempt: the lapsed attempt counts. One fenced statement; rows another transaction holds (a
+     * batch of successes being written, which locks its rows in another order) are skipped, never waited
+     * for, so the two cannot deadlock; a skipped row whose write then fails is taken at the next run.
      *
      * @return how many tasks were recovered
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     public int failExpiredLeases(FenceToken fence, Duration backoffBase, Duration backoffCap) {
         List<TransitionMeters.Moved> recovered = fenced(fence, connection -> {
-            try (PreparedStatement recover = connection.prepareStatement("update tasks set status = case when "
-                    + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + BACKOFF + ", "
+            try (PreparedStatement recover = connection.prepareStatement("with expired as (select id from tasks "
+                    + "where status = 'PROCESSING' and lease_until < now() order by id for update skip locked) "
+                    + "update tasks set status = case when " + EXHAUSTED + " then 'DEAD' else 'FAILED' end, "
+                    + "run_at = " + BACKOFF + ", "
                     + "last_error = 'processing lease expired: worker ' || coalesce(worker, '?') || ' stopped', "
-                    + "lease_until = null, updated_at = now() where status = 'PROCESSING' and lease_until < now() "
-                    + "returning status, type")) {
+                    + "lease_until = null, updated_at = now() where id = any(array(select id from expired)) "
+                    + "and status = 'PROCESSING' and lease_until < now() returning status, type")) {
                 recover.setLong(1, backoffCap.toMillis());
                 recover.setLong(2, backoffBase.toMillis());
                 return movedRows(recover);
