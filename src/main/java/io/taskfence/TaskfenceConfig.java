@@ -76,10 +76,11 @@ public interface TaskfenceConfig {
 
         /**
          * Tasks claimed beyond those running, each waiting for a worker with its lease held: a worker that
-         * finishes a short task finds the next one claimed, and one claim statement serves more tasks. Set
-         * 0 when tasks run long, so that a waiting task goes to an idle replica instead of waiting here.
+         * finishes a short task finds the next one claimed, and one claim statement serves more tasks. None
+         * by default: a task claimed here waits behind this replica's running ones even when another replica
+         * is idle, which only pays when tasks are short (three times the concurrency suits those).
          */
-        @WithDefault("8")
+        @WithDefault("0")
         int claimAhead();
 
         /** Processing lease of a claimed task, extended by a heartbeat at a third of it. */

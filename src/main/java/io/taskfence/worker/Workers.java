@@ -102,7 +102,8 @@ public class Workers {
         heartbeats = beats;
         successes = new SuccessBatches(transitions);
         reader = Thread.ofPlatform().name("task-reader").start(this::readUntilStopped);
-        LOG.infof("workers started: consumer %s, %d at once", consumer, config.worker().concurrency());
+        LOG.infof("workers started: consumer %s, %d at once, %d claimed ahead", consumer,
+                config.worker().concurrency(), config.worker().claimAhead());
     }
 
     /** True if the queue reader was started and ended without being asked to: this replica runs no task. */
