@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
+import jakarta.validation.constraints.Min;
+
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
@@ -72,6 +74,7 @@ public interface TaskfenceConfig {
 
         /** Handlers running at once on this replica. */
         @WithDefault("8")
+        @Min(1)
         int concurrency();
 
         /**
@@ -81,6 +84,7 @@ public interface TaskfenceConfig {
          * is idle, which only pays when tasks are short (three times the concurrency suits those).
          */
         @WithDefault("0")
+        @Min(0)
         int claimAhead();
 
         /** Processing lease of a claimed task, extended by a heartbeat at a third of it. */

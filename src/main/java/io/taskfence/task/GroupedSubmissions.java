@@ -1,22 +1,18 @@
 package io.taskfence.task;
 
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * Single submissions made at the same time share one insert and one commit, as a group commit: one writer
- * takes every submission waiting and stores them with {@link TaskTransitions#submitAll}, and those that
- * arrive meanwhile go together in the next. A lone submission is written at once, never held back by a
- * timer; under load many share a durable commit, which is what bounds a submission's cost. Each caller
- * still gets its own answer, and only once its task is committed.
+ * Single submissions made at the same time share one insert and one commit ({@link GroupCommit}, with
+ * {@link TaskTransitions#submitAll}): a lone submission is written at once, and under load many share a
+ * durable commit, which is what bounds a submission's cost. Each caller still gets its own answer, and
+ * only once its task is committed.
  */
 @ApplicationScoped
 public class GroupedSubmissions {
@@ -28,13 +24,11 @@ public class GroupedSubmissions {
     }
 
     private final TaskTransitions transitions;
-    private final BlockingQueue<Waiting> waiting = new LinkedBlockingQueue<>();
-    private final Thread writer;
-    private volatile boolean closed;
+    private final GroupCommit<Waiting> groups;
 
     GroupedSubmissions(TaskTransitions transitions) {
         this.transitions = transitions;
-        this.writer = Thread.ofPlatform().name("task-submissions").daemon().start(this::writeUntilClosed);
+        this.groups = new GroupCommit<>("task-submissions", MOST_AT_ONCE, this::write);
     }
 
     /**
@@ -45,11 +39,8 @@ public class GroupedSubmissions {
      */
     public Submission submit(NewTask task) {
         Waiting submission = new Waiting(task, new CompletableFuture<>());
-        synchronized (this) { // never added after close has let the writer go
-            if (closed) {
-                throw new IllegalStateException("the service is stopping");
-            }
-            waiting.add(submission);
+        if (!groups.add(submission)) {
+            throw new IllegalStateException("the service is stopping");
         }
         try {
             return submission.stored().get();
@@ -61,26 +52,6 @@ public class GroupedSubmissions {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while the submission was being stored", e);
-        }
-    }
-
-    private void writeUntilClosed() {
-        List<Waiting> group = new ArrayList<>();
-        while (!closed || !waiting.isEmpty()) {
-            try {
-                Waiting first = waiting.poll(100, TimeUnit.MILLISECONDS); // to see the close
-                if (first == null) {
-                    continue;
-                }
-                group.add(first);
-                waiting.drainTo(group, MOST_AT_ONCE - 1);
-                write(group);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } finally {
-                group.clear();
-            }
         }
     }
 
@@ -110,13 +81,7 @@ public class GroupedSubmissions {
     /** Writes what is waiting, then stops the writer; what it could not write in time fails. */
     @PreDestroy
     void close() throws InterruptedException {
-        synchronized (this) {
-            closed = true;
-        }
-        writer.join(TimeUnit.SECONDS.toMillis(10));
         IllegalStateException stopped = new IllegalStateException("the service stopped before this task was stored");
-        for (Waiting left = waiting.poll(); left != null; left = waiting.poll()) {
-            left.stored().completeExceptionally(stopped);
-        }
+        groups.close(Duration.ofSeconds(10)).forEach(left -> left.stored().completeExceptionally(stopped));
     }
 }

@@ -1,17 +1,15 @@
 package io.taskfence.worker;
 
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.taskfence.task.Claim;
 import io.taskfence.task.Completion;
+import io.taskfence.task.GroupCommit;
 import io.taskfence.task.TaskTransitions;
 
 /**
@@ -29,13 +27,11 @@ final class SuccessBatches implements AutoCloseable {
     }
 
     private final TaskTransitions transitions;
-    private final BlockingQueue<Waiting> waiting = new LinkedBlockingQueue<>();
-    private final Thread writer;
-    private volatile boolean closed;
+    private final GroupCommit<Waiting> batches;
 
     SuccessBatches(TaskTransitions transitions) {
         this.transitions = transitions;
-        this.writer = Thread.ofPlatform().name("task-successes").daemon().start(this::writeUntilClosed);
+        this.batches = new GroupCommit<>("task-successes", MOST_AT_ONCE, this::write);
     }
 
     /**
@@ -48,33 +44,10 @@ final class SuccessBatches implements AutoCloseable {
      */
     CompletableFuture<Boolean> complete(Claim claim, JsonNode result) {
         Waiting success = new Waiting(new Completion(claim, result), new CompletableFuture<>());
-        synchronized (this) { // never added after close has let the writer go
-            if (closed) {
-                return CompletableFuture.failedFuture(new IllegalStateException("the workers are stopped"));
-            }
-            waiting.add(success);
+        if (!batches.add(success)) {
+            return CompletableFuture.failedFuture(new IllegalStateException("the workers are stopped"));
         }
         return success.written();
-    }
-
-    private void writeUntilClosed() {
-        List<Waiting> batch = new ArrayList<>();
-        while (!closed || !waiting.isEmpty()) {
-            try {
-                Waiting first = waiting.poll(100, TimeUnit.MILLISECONDS); // to see the close
-                if (first == null) {
-                    continue;
-                }
-                batch.add(first);
-                waiting.drainTo(batch, MOST_AT_ONCE - 1);
-                write(batch);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } finally {
-                batch.clear();
-            }
-        }
     }
 
     private void write(List<Waiting> batch) {
@@ -89,13 +62,7 @@ final class SuccessBatches implements AutoCloseable {
     /** Writes what is waiting, then stops the writer; what it could not write in time fails. */
     @Override
     public void close() throws InterruptedException {
-        synchronized (this) {
-            closed = true;
-        }
-        writer.join(TimeUnit.SECONDS.toMillis(10));
         IllegalStateException stopped = new IllegalStateException("the workers stopped before this success was written");
-        for (Waiting left = waiting.poll(); left != null; left = waiting.poll()) {
-            left.written().completeExceptionally(stopped);
-        }
+        batches.close(Duration.ofSeconds(10)).forEach(left -> left.written().completeExceptionally(stopped));
     }
 }
