@@ -178,15 +178,15 @@ bench_table() {
     }' target/bench/results.tsv
 }
 
-run_bench() { # run_bench TASKS SECONDS: Taskfence's benchmarks (failsafe, profile bench), then the peers' (bench/)
-  local tasks=$1 seconds=$2
+run_bench() { # run_bench TASKS WARM_UPS SECONDS: Taskfence's benchmarks (failsafe, profile bench), then the peers' (bench/)
+  local tasks=$1 warm_ups=$2 seconds=$3
   rm -f target/bench/results.tsv
   ./mvnw -B -q -Pbench verify -Dtest='io.taskfence.bench.*Bench' -Dit.test='io.taskfence.bench.*BenchIT' \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
-    -Dbench.tasks="$tasks" -Dbench.seconds="$seconds" -Dbench.jfr="${BENCH_JFR:-}"
+    -Dbench.tasks="$tasks" -Dbench.warm-ups="$warm_ups" -Dbench.seconds="$seconds" -Dbench.jfr="${BENCH_JFR:-}"
   ./mvnw -B -q -f bench/pom.xml package -DskipTests
   "$JAVA_HOME/bin/java" -cp "$(cat bench/target/classpath.txt):bench/target/classes" io.taskfence.bench.peers.Peers \
-    --tasks "$tasks" --seconds "$seconds" --results target/bench/results.tsv
+    --tasks "$tasks" --warm-ups "$warm_ups" --seconds "$seconds" --results target/bench/results.tsv
   log "on $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(psql -h 127.0.0.1 \
     -U postgres -d postgres -tAc 'show server_version' | cut -d' ' -f1) PostgreSQL, Redis $(redis-server --version \
     | sed -E 's/.*v=([^ ]+).*/\1/'), JDK $("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 \
@@ -223,8 +223,8 @@ case "${1:-}" in
   bench)
     ensure_jdk; ensure_redis; ensure_postgres; ensure_wrk
     case "${2:-full}" in
-      smoke) run_bench 500 2 ;;   # keeps the benchmarks working (CI); its figures mean little
-      full) run_bench "${BENCH_TASKS:-20000}" "${BENCH_SECONDS:-10}" ;;
+      smoke) run_bench 500 1 2 ;;   # keeps the benchmarks working (CI); its figures mean little
+      full) run_bench "${BENCH_TASKS:-20000}" "${BENCH_WARM_UPS:-4}" "${BENCH_SECONDS:-10}" ;;
       *) echo "usage: scripts/dev.sh bench [smoke]" >&2; exit 2 ;;
     esac
     ;;
@@ -242,7 +242,7 @@ case "${1:-}" in
     fi
     ./mvnw -B verify
     log "the benchmarks' smoke run (scripts/dev.sh bench smoke), so that they keep working; its figures mean little"
-    run_bench 500 2
+    run_bench 500 1 2
     ;;
   *)
     echo "usage: scripts/dev.sh run|test|replicas [N]|native-check|bench [smoke]" >&2

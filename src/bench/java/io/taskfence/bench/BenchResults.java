@@ -23,6 +23,16 @@ public final class BenchResults {
         return Integer.getInteger("bench.tasks", 20_000);
     }
 
+    /**
+     * How many untimed drains come before the timed one ({@code -Dbench.warm-ups}; the peer gets the same): on
+     * this 2-core machine each replica's JIT compiler keeps taking CPU for several drains of 20,000 tasks, and
+     * the timed drain should measure the data path, as the native binary (which compiles nothing at run time)
+     * would run it.
+     */
+    public static int warmUps() {
+        return Integer.getInteger("bench.warm-ups", 4);
+    }
+
     /** How long each timed run lasts ({@code -Dbench.seconds}). */
     public static Duration runTime() {
         return Duration.ofSeconds(Integer.getInteger("bench.seconds", 10));

@@ -35,8 +35,8 @@ import io.taskfence.testing.TestServers;
 class LockPairsBench {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
-    /** Not counted: the JIT compiles the path and the Redis pool opens its connections. */
-    private static final Duration WARM_UP = Duration.ofMillis(1500);
+    /** Not counted: the JIT compiles the path and the Redis pool opens its connections. As long as Redisson's. */
+    private static final Duration WARM_UP = Duration.ofSeconds(2);
 
     @Inject
     FencedLocks locks;

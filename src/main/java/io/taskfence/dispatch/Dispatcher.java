@@ -80,8 +80,8 @@ public class Dispatcher {
     /**
      * Keeps the queue topped up for one interval: while tasks are due it moves them in batches, and while
      * the queue is nearly full it waits for the workers to make room (half the bound, or a batch) instead
-     * of leaving them idle until the next tick. Ends when no task is due, the interval is over, the lease
-     * is lost, or a push is refused.
+     * of leaving them idle until the next tick. Ends when no task is due, the interval is over (then it nudges
+     * a run to follow at once), the lease is lost, or a push is refused.
      */
     void dispatch(FencedLease held) {
         FenceToken fence = new FenceToken(TaskQueue.DISPATCH_LOCK, held.token(), held.holder());
@@ -97,8 +97,14 @@ public class Dispatcher {
                     return;
                 }
                 waiting = true;
-                if (System.nanoTime() - endNanos >= 0 || !pause(REFILL_POLL)) {
-                    return; // the next tick goes on
+                if (System.nanoTime() - endNanos >= 0) {
+                    // Tasks are still due: a run follows at once, so that the workers do not idle until the
+                    // tick after next (the tick that falls during this run is skipped).
+                    nudge();
+                    return;
+                }
+                if (!pause(REFILL_POLL)) {
+                    return; // the lease was lost
                 }
                 continue;
             }

@@ -70,9 +70,11 @@ public final class Peers {
                 options.tasks(), DbSchedulerDrain.INSTANCES, DbSchedulerDrain.THREADS);
         try (Cleanup cleanup = new Cleanup()) {
             BenchDatabase database = cleanup.add("drop database " + BenchDatabase.NAME, BenchDatabase.create());
-            // Untimed first, as Taskfence's replicas drain once before they are timed: the JIT's warm-up is not
-            // what either side is measured on.
-            new DbSchedulerDrain(database).run(options.tasks());
+            // Untimed first, as often as Taskfence's replicas drain before they are timed: the JIT's warm-up is
+            // not what either side is measured on.
+            for (int warmUp = 0; warmUp < options.warmUps(); warmUp++) {
+                new DbSchedulerDrain(database).run(options.tasks());
+            }
             DbSchedulerDrain.Result drain = new DbSchedulerDrain(database).run(options.tasks());
             System.out.printf("[peers] db-scheduler drained %d executions in %.3f s%n",
                     drain.tasks(), drain.drainTime().toNanos() / 1e9);
