@@ -198,15 +198,19 @@ readable_logs() { # the packaged service logs JSON (prod profile) for collectors
   export QUARKUS_LOG_CONSOLE_JSON_ENABLED="${QUARKUS_LOG_CONSOLE_JSON_ENABLED:-false}"
 }
 
+demo_handlers() { # a local trial runs the README's examples, which use sleep and flaky (off in production)
+  export TASKFENCE_HANDLERS_DEMO_ENABLED="${TASKFENCE_HANDLERS_DEMO_ENABLED:-true}"
+}
+
 case "${1:-}" in
   run)
-    ensure_jdk; ensure_redis; ensure_postgres; readable_logs
+    ensure_jdk; ensure_redis; ensure_postgres; readable_logs; demo_handlers
     ./mvnw -B -q package -DskipTests
     exec java -jar target/quarkus-app/quarkus-run.jar
     ;;
   replicas)
     count=${2:-3}
-    ensure_jdk; ensure_redis; ensure_postgres; readable_logs
+    ensure_jdk; ensure_redis; ensure_postgres; readable_logs; demo_handlers
     ./mvnw -B -q package -DskipTests
     mkdir -p target/replicas-local
     pids=()

@@ -38,6 +38,8 @@ public interface TaskfenceConfig {
 
     Http http();
 
+    Handlers handlers();
+
     Auth auth();
 
     interface Lock {
@@ -134,6 +136,20 @@ public interface TaskfenceConfig {
         /** The longest backoff. */
         @WithDefault("10m")
         Duration backoffCap();
+    }
+
+    interface Handlers {
+        Demo demo();
+
+        interface Demo {
+            /**
+             * Whether the demonstration handlers {@code sleep} and {@code flaky} take tasks. Off in production:
+             * a client could otherwise hold workers for an hour a task, or fill the table with failures.
+             * Read by their {@code @LookupIfProperty}; here so that the key is known and documented.
+             */
+            @WithDefault("false")
+            boolean enabled();
+        }
     }
 
     interface Auth {

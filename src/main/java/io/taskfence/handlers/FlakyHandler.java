@@ -7,11 +7,13 @@ import jakarta.enterprise.context.ApplicationScoped;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.quarkus.arc.lookup.LookupIfProperty;
 import io.taskfence.task.TaskHandler;
 import io.taskfence.task.TaskOutcome;
 
 /** {@code flaky}: fails its first {@code payload.failTimes} attempts (0 when absent), then succeeds. */
 @ApplicationScoped
+@LookupIfProperty(name = "taskfence.handlers.demo.enabled", stringValue = "true")
 public class FlakyHandler implements TaskHandler {
 
     @Override

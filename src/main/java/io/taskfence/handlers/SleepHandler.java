@@ -7,11 +7,13 @@ import jakarta.enterprise.context.ApplicationScoped;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.quarkus.arc.lookup.LookupIfProperty;
 import io.taskfence.task.TaskHandler;
 import io.taskfence.task.TaskOutcome;
 
 /** {@code sleep}: sleeps {@code payload.ms} milliseconds (0 when absent, at most an hour), then succeeds. */
 @ApplicationScoped
+@LookupIfProperty(name = "taskfence.handlers.demo.enabled", stringValue = "true")
 public class SleepHandler implements TaskHandler {
 
     private static final long MAX_MS = 3_600_000;

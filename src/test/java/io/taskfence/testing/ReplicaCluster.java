@@ -65,6 +65,8 @@ public final class ReplicaCluster implements AutoCloseable {
                 "TASKFENCE_RECOVERY_ENQUEUED_TIMEOUT", "20s",
                 "TASKFENCE_RETRY_BACKOFF_BASE", "100ms",
                 "TASKFENCE_RETRY_BACKOFF_CAP", "1s",
+                // The scenarios run sleep tasks; the packaged service runs the prod profile, where they are off.
+                "TASKFENCE_HANDLERS_DEMO_ENABLED", "true",
                 "QUARKUS_REDIS_TIMEOUT", "1s"));
         settings.putAll(overrides);
         ReplicaCluster cluster = new ReplicaCluster(settings);
