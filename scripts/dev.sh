@@ -216,10 +216,10 @@ case "${1:-}" in
     pids=()
     trap 'kill "${pids[@]}" 2>/dev/null; wait' EXIT INT TERM
     for i in $(seq 1 "$count"); do
-      QUARKUS_HTTP_PORT=$((8080 + i)) TASKFENCE_REPLICA_ID="replica-$i" \
+      QUARKUS_HTTP_PORT=$((8080 + i)) QUARKUS_MANAGEMENT_PORT=$((9000 + i)) TASKFENCE_REPLICA_ID="replica-$i" \
         java -jar target/quarkus-app/quarkus-run.jar >"target/replicas-local/replica-$i.log" 2>&1 &
       pids+=($!)
-      log "replica-$i on http://localhost:$((8080 + i)), log in target/replicas-local/replica-$i.log"
+      log "replica-$i on http://localhost:$((8080 + i)) (health, metrics: $((9000 + i))), log in target/replicas-local/replica-$i.log"
     done
     log "Ctrl-C stops them all"
     wait

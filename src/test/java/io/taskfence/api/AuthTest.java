@@ -6,12 +6,15 @@ import static org.hamcrest.Matchers.hasKey;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.net.URI;
+
 import javax.sql.DataSource;
 
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.task.Sql;
 import io.taskfence.testing.ApiKeysForTests;
@@ -26,6 +29,8 @@ class AuthTest {
 
     @Inject
     DataSource db;
+    @TestHTTPResource(value = "/", management = true)
+    URI management;
 
     @Test
     void withoutAKeyTheApiAnswers401AndAddsNothing() {
@@ -69,8 +74,16 @@ class AuthTest {
     }
 
     @Test
-    void probesMetricsAndTheApiDocumentNeedNoKey() {
-        given().get("/q/health/live").then().statusCode(200).body("status", is("UP"));
-        given().get("/q/openapi").then().statusCode(200).body(containsString("/api/v1/tasks"));
+    void probesMetricsAndTheApiDocumentNeedNoKeyOnTheManagementInterface() {
+        given().get(management.resolve("/q/health/live")).then().statusCode(200).body("status", is("UP"));
+        given().get(management.resolve("/q/metrics")).then().statusCode(200).body(containsString("taskfence_"));
+        given().get(management.resolve("/q/openapi")).then().statusCode(200).body(containsString("/api/v1/tasks"));
+    }
+
+    @Test
+    void theApiPortServesNoManagementEndpoint() {
+        for (String path : new String[] { "/q/health/live", "/q/metrics", "/q/openapi", "/q/swagger-ui/" }) {
+            given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).get(path).then().statusCode(404);
+        }
     }
 }

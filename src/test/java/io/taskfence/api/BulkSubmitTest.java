@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -43,6 +44,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
@@ -64,6 +66,8 @@ class BulkSubmitTest {
     private static final Pattern NOOP_CREATED = Pattern.compile(
             "(?m)^taskfence_transitions_total\\{[^}]*to=\"PENDING\",type=\"noop\"[^}]*} (\\S+)$");
 
+    @TestHTTPResource(value = "/", management = true)
+    URI management;
     @Inject
     DataSource db;
 
@@ -383,7 +387,8 @@ class BulkSubmitTest {
 
     @Test
     void theApiDocumentDescribesTheBatch() {
-        JsonPath document = given().queryParam("format", "json").get("/q/openapi").then().statusCode(200).extract()
+        JsonPath document = given().queryParam("format", "json").get(management.resolve("/q/openapi")).then()
+                .statusCode(200).extract()
                 .jsonPath();
         Map<String, Object> post = document.getMap("paths.'/api/v1/tasks/batch'.post");
         assertNotNull(post, "POST /api/v1/tasks/batch is in the document");
@@ -460,8 +465,8 @@ class BulkSubmitTest {
                 .header("Idempotency-Key", key).body(body).post("/api/v1/tasks").then().statusCode(201).extract().path("id");
     }
 
-    private static double countedNoopSubmissions() {
-        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+    private double countedNoopSubmissions() {
+        String metrics = given().get(management.resolve("/q/metrics")).then().statusCode(200).extract().asString();
         Matcher counted = NOOP_CREATED.matcher(metrics);
         return counted.find() ? Double.parseDouble(counted.group(1)) : 0;
     }

@@ -76,6 +76,7 @@ class KubernetesManifestsTest {
     /** The application's settings as it reads them in its container. */
     private static SmallRyeConfig config;
     private static int httpPort;
+    private static int managementPort;
 
     @BeforeAll
     static void render() throws IOException {
@@ -95,12 +96,15 @@ class KubernetesManifestsTest {
                 .withConverter(Duration.class, 200, new DurationConverter())
                 .build();
         httpPort = config.getOptionalValue("quarkus.http.port", Integer.class).orElse(8080);
+        managementPort = config.getOptionalValue("quarkus.management.port", Integer.class).orElse(9000);
     }
 
     @Test
-    void probesAskTheHealthEndpointsOnTheApplicationsPort() {
+    void probesAskTheHealthEndpointsOnTheManagementPort() {
         assertEquals(httpPort, portNumber(new IntOrString("http"), List.of(app)),
                 "the container port named http is the one the application listens on");
+        assertEquals(managementPort, portNumber(new IntOrString("management"), List.of(app)),
+                "the container port named management is the one the management interface listens on");
         assertProbe("startup", app.getStartupProbe(), "/q/health/started");
         assertProbe("liveness", app.getLivenessProbe(), "/q/health/live");
         assertProbe("readiness", app.getReadinessProbe(), "/q/health/ready");
@@ -110,7 +114,8 @@ class KubernetesManifestsTest {
         assertNotNull(probe, "the " + kind + " probe is missing");
         assertNotNull(probe.getHttpGet(), "the " + kind + " probe is not an HTTP GET");
         assertEquals(path, probe.getHttpGet().getPath(), "the " + kind + " probe's path");
-        assertApplicationPort(probe.getHttpGet().getPort(), "the " + kind + " probe's port");
+        assertEquals(managementPort, portNumber(probe.getHttpGet().getPort(), List.of(app)),
+                "the " + kind + " probe's port: health is served on the management interface only");
         assertTrue(probe.getHttpGet().getScheme() == null || probe.getHttpGet().getScheme().equals("HTTP"),
                 "the " + kind + " probe speaks plain HTTP, as the application does");
     }
@@ -302,6 +307,13 @@ class KubernetesManifestsTest {
         NetworkPolicy policy = rendering.named(NetworkPolicy.class, APP);
         assertTrue(policy.getSpec().getIngress().stream().anyMatch(rule -> allowsPort(rule.getPorts(), "TCP", httpPort, List.of(app))),
                 "no ingress rule lets requests reach port " + httpPort);
+        // The management interface (metrics, the API document) is for the monitoring namespace, not for anyone.
+        assertTrue(policy.getSpec().getIngress().stream().noneMatch(rule -> (rule.getFrom() == null || rule.getFrom().isEmpty())
+                && allowsPort(rule.getPorts(), "TCP", managementPort, List.of(app))),
+                "an ingress rule opens the management port " + managementPort + " to every peer");
+        assertTrue(policy.getSpec().getIngress().stream().anyMatch(rule -> rule.getFrom() != null && rule.getFrom().stream()
+                .anyMatch(peer -> peer.getNamespaceSelector() != null) && allowsPort(rule.getPorts(), "TCP", managementPort, List.of(app))),
+                "no ingress rule lets a monitoring namespace reach the management port " + managementPort);
         List<List<NetworkPolicyPort>> egress = policy.getSpec().getEgress().stream().map(rule -> rule.getPorts()).toList();
         assertTrue(egress.stream().anyMatch(ports -> allowsPort(ports, "UDP", 53, List.of(app))), "DNS (53/UDP) is blocked");
         for (URI redis : redisHosts()) {
@@ -371,7 +383,7 @@ class KubernetesManifestsTest {
     void prometheusScrapesTheMetricsEndpoint() {
         Map<String, String> annotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
         assertEquals("true", annotations.get("prometheus.io/scrape"));
-        assertEquals(String.valueOf(httpPort), annotations.get("prometheus.io/port"));
+        assertEquals(String.valueOf(managementPort), annotations.get("prometheus.io/port"));
         assertEquals("/q/metrics", annotations.get("prometheus.io/path"));
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.taskfence.task.NewTask;
@@ -45,6 +47,8 @@ class MetricsTest {
     /** The gauges' cache period, plus room for a slow scrape. */
     private static final Duration GAUGES_WITHIN = BacklogGauges.MAX_AGE.plusSeconds(10);
 
+    @TestHTTPResource(value = "/", management = true)
+    URI management;
     @Inject
     TaskTransitions transitions;
     @Inject
@@ -69,7 +73,7 @@ class MetricsTest {
 
     @Test
     void transitionsAndTimersMoveByWhatTheTasksDid() {
-        Scrape before = Scrape.now();
+        Scrape before = Scrape.now(management);
         List<UUID> tasks = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             tasks.add(UUID.fromString(given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
@@ -81,7 +85,7 @@ class MetricsTest {
         awaitAll(tasks, TaskStatus.SUCCEEDED);
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            Scrape after = Scrape.now();
+            Scrape after = Scrape.now(management);
             for (String to : List.of("PENDING", "ENQUEUED", "PROCESSING", "SUCCEEDED")) {
                 assertEquals(5, delta(before, after, "taskfence_transitions_total", "to", to, "type", "noop"),
                         "noop → " + to);
@@ -104,7 +108,7 @@ class MetricsTest {
         });
 
         awaitGaugeMatchesTable(TaskStatus.SUCCEEDED);
-        Scrape now = Scrape.now();
+        Scrape now = Scrape.now(management);
         for (TaskStatus status : TaskStatus.values()) {
             assertTrue(now.has("taskfence_tasks") && !Double.isNaN(now.sum("taskfence_tasks", "status", status.name())),
                     "a gauge for " + status);
@@ -116,12 +120,12 @@ class MetricsTest {
 
     @Test
     void exhaustedAndPermanentlyFailingTasksCountFailedAttemptsAndDeadTasks() {
-        Scrape before = Scrape.now();
+        Scrape before = Scrape.now(management);
         List<UUID> tasks = List.of(flaky(5, 2), flaky(5, 2), flaky(-1, 5)); // -1: a permanent failure
         awaitAll(tasks, TaskStatus.DEAD);
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            Scrape after = Scrape.now();
+            Scrape after = Scrape.now(management);
             assertEquals(2, delta(before, after, "taskfence_transitions_total", "to", "FAILED", "type", "flaky"));
             assertEquals(3, delta(before, after, "taskfence_transitions_total", "to", "DEAD", "type", "flaky"));
             assertEquals(0, delta(before, after, "taskfence_transitions_total", "to", "SUCCEEDED", "type", "flaky"));
@@ -147,7 +151,7 @@ class MetricsTest {
     private void awaitGaugeMatchesTable(TaskStatus status) {
         await().atMost(GAUGES_WITHIN).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             long inTable = Sql.count(db, "select count(*) from tasks where status = ?", status.name());
-            assertEquals(inTable, Scrape.now().sum("taskfence_tasks", "status", status.name()), "tasks " + status);
+            assertEquals(inTable, Scrape.now(management).sum("taskfence_tasks", "status", status.name()), "tasks " + status);
         });
     }
 

@@ -2,6 +2,7 @@ package io.taskfence.metrics;
 
 import static io.restassured.RestAssured.given;
 
+import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -19,8 +20,9 @@ final class Scrape {
         this.text = text;
     }
 
-    static Scrape now() {
-        return new Scrape(given().get("/q/metrics").then().statusCode(200).extract().asString());
+    /** Reads {@code /q/metrics} on the management interface whose root is {@code management}. */
+    static Scrape now(URI management) {
+        return new Scrape(given().get(management.resolve("/q/metrics")).then().statusCode(200).extract().asString());
     }
 
     /** The sum over the series of {@code name} whose labels include {@code labels} (0 if there are none). */

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
+import java.net.URI;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.taskfence.testing.ApiKeysForTests;
+import io.taskfence.testing.ManagementPort;
 import io.taskfence.testing.PostgresSchema;
 import io.taskfence.testing.RedisKeySpace;
 
@@ -23,7 +25,11 @@ import io.taskfence.testing.RedisKeySpace;
 @WithTestResource(RedisKeySpace.class)
 @WithTestResource(PostgresSchema.class)
 @WithTestResource(ApiKeysForTests.class)
+@WithTestResource(ManagementPort.class)
 class PackagedApplicationIT {
+
+    /** The management interface's root (ManagementPort). */
+    URI management;
 
     @Test
     void aSubmittedTaskRunsToSucceeded() {
@@ -39,15 +45,17 @@ class PackagedApplicationIT {
     }
 
     @Test
-    void probesAreUpAndMetricsAndTheOpenApiDocumentAreServed() {
+    void probesAreUpAndMetricsAndTheOpenApiDocumentAreServedOnTheManagementInterface() {
         for (String probe : new String[] { "live", "ready", "started" }) {
-            given().get("/q/health/" + probe).then().statusCode(200).body("status", equalTo("UP"));
+            given().get(management.resolve("/q/health/" + probe)).then().statusCode(200).body("status", equalTo("UP"));
         }
-        given().get("/q/metrics").then().statusCode(200).body(containsString("taskfence_tasks{status=\"PENDING\"}"));
+        given().get(management.resolve("/q/metrics")).then().statusCode(200)
+                .body(containsString("taskfence_tasks{status=\"PENDING\"}"));
         // Counted once a job has taken its lock: the first dispatch runs a second after start-up.
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().get("/q/metrics").then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().get(management.resolve("/q/metrics")).then()
                 .body(containsString("taskfence_lock_acquisitions_total{lock=\"dispatch\"}")));
-        given().get("/q/openapi").then().statusCode(200).body(containsString("/api/v1/tasks"));
+        given().get(management.resolve("/q/openapi")).then().statusCode(200).body(containsString("/api/v1/tasks"));
+        given().get("/q/metrics").then().statusCode(404); // not on the API's port
     }
 
     @Test

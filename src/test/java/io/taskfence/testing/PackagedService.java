@@ -27,30 +27,40 @@ public final class PackagedService implements AutoCloseable {
     private final String id;
     private final Process process;
     private final int port;
+    private final int managementPort;
     private final Path log;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private PackagedService(String id, Process process, int port, Path log) {
+    private PackagedService(String id, Process process, int port, int managementPort, Path log) {
         this.id = id;
         this.process = process;
         this.port = port;
+        this.managementPort = managementPort;
         this.log = log;
     }
 
-    /** Starts the service on a free port with {@code environment} added to this process's own. */
+    /**
+     * Starts the service on a free port, and its management interface on another, with {@code environment}
+     * added to this process's own.
+     */
     public static PackagedService start(String id, Map<String, String> environment, Path log) throws IOException {
         if (!Files.isRegularFile(JAR)) {
             throw new IllegalStateException(JAR + " is missing: these tests run after `mvnw package` (failsafe)");
         }
         Files.createDirectories(log.getParent());
         int port = freePort();
+        int managementPort = freePort();
+        while (managementPort == port) {
+            managementPort = freePort();
+        }
         ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-jar", JAR.toAbsolutePath().toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(environment);
         builder.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        builder.environment().put("QUARKUS_MANAGEMENT_PORT", Integer.toString(managementPort));
         builder.environment().put("TASKFENCE_REPLICA_ID", id);
-        return new PackagedService(id, builder.start(), port, log);
+        return new PackagedService(id, builder.start(), port, managementPort, log);
     }
 
     public String id() {
@@ -69,8 +79,9 @@ public final class PackagedService implements AutoCloseable {
         return log;
     }
 
+    /** {@code path} on this replica: under {@code /q/} on the management interface, as operators reach it. */
     public URI uri(String path) {
-        return URI.create("http://127.0.0.1:" + port + path);
+        return URI.create("http://127.0.0.1:" + (path.startsWith("/q/") ? managementPort : port) + path);
     }
 
     /** GETs {@code path}, with {@code headers} given as name, value, name, value... */
