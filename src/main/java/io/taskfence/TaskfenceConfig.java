@@ -113,9 +113,11 @@ public interface TaskfenceConfig {
 
     interface Http {
         /**
-         * Hosts the {@code http} handler may call: names or IP addresses as written in the URL, matched
-         * exactly and case-insensitively (no wildcards, so that a listed name cannot match more than meant);
-         * none means it may call none.
+         * Destinations the {@code http} handler may call, each {@code http(s)://host[:port]} (no port: the
+         * scheme's default); a URL passes only if its scheme, host and port match one exactly (host names
+         * case-insensitively, no wildcards, so that an entry cannot match more than meant). A name must resolve
+         * to public addresses only; an address that is loopback, private, link-local and the like is called
+         * only when an entry names it literally. A malformed entry stops the start. None means it may call none.
          */
         Optional<List<String>> allowedHosts();
 

@@ -1,69 +1,50 @@
 package io.taskfence.handlers;
 
-import java.io.ByteArrayOutputStream;
-import java.net.http.HttpResponse.BodySubscriber;
-import java.nio.ByteBuffer;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Flow;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientResponse;
 
 /**
  * Keeps the first {@code limit} bytes of a response body and stops reading there, so that a large answer
- * costs no more memory than that.
+ * costs no more memory than that. Its handlers run on the response's event loop, one at a time.
  */
-final class BoundedBody implements BodySubscriber<BoundedBody.Bytes> {
+final class BoundedBody {
 
     /** What was kept, and whether the body went on beyond it. */
     record Bytes(byte[] bytes, boolean truncated) {
     }
 
+    private final HttpClientResponse response;
     private final int limit;
-    private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
-    private final CompletableFuture<Bytes> body = new CompletableFuture<>();
-    private Flow.Subscription subscription;
+    private final Buffer kept = Buffer.buffer();
+    private final Promise<Bytes> body = Promise.promise();
 
-    BoundedBody(int limit) {
+    private BoundedBody(HttpClientResponse response, int limit) {
+        this.response = response;
         this.limit = limit;
     }
 
-    @Override
-    public void onSubscribe(Flow.Subscription subscription) {
-        this.subscription = subscription;
-        subscription.request(1);
+    /** Reads {@code response}'s body; call it as soon as the response arrives, before its body does. */
+    static Future<Bytes> read(HttpClientResponse response, int limit) {
+        BoundedBody reader = new BoundedBody(response, limit);
+        response.exceptionHandler(reader.body::tryFail);
+        response.endHandler(end -> reader.body.tryComplete(new Bytes(reader.kept.getBytes(), false)));
+        response.handler(reader::append);
+        return reader.body.future();
     }
 
-    @Override
-    public void onNext(List<ByteBuffer> buffers) {
-        for (ByteBuffer buffer : buffers) {
-            int room = limit - kept.size();
-            if (buffer.remaining() > room) {
-                byte[] part = new byte[room];
-                buffer.get(part);
-                kept.writeBytes(part);
-                subscription.cancel(); // the client closes the connection rather than read the rest
-                body.complete(new Bytes(kept.toByteArray(), true));
-                return;
-            }
-            byte[] all = new byte[buffer.remaining()];
-            buffer.get(all);
-            kept.writeBytes(all);
+    private void append(Buffer chunk) {
+        if (body.future().isComplete()) {
+            return;
         }
-        subscription.request(1);
-    }
-
-    @Override
-    public void onError(Throwable failure) {
-        body.completeExceptionally(failure);
-    }
-
-    @Override
-    public void onComplete() {
-        body.complete(new Bytes(kept.toByteArray(), false));
-    }
-
-    @Override
-    public CompletionStage<Bytes> getBody() {
-        return body;
+        int room = limit - kept.length();
+        if (chunk.length() > room) {
+            kept.appendBuffer(chunk, 0, room);
+            body.tryComplete(new Bytes(kept.getBytes(), true));
+            response.request().reset(); // closes the connection rather than read the rest
+            return;
+        }
+        kept.appendBuffer(chunk);
     }
 }

@@ -2,28 +2,25 @@ package io.taskfence.handlers;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.http.HttpClient;
-import java.net.http.HttpClient.Redirect;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.logging.Logger;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -34,46 +31,76 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
+import io.quarkus.runtime.Startup;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.task.TaskHandler;
 import io.taskfence.task.TaskOutcome;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
 
 /**
  * {@code http}: POSTs {@code payload.body} (any JSON value; {@code {}} when absent) as {@code application/json}
- * to {@code payload.url}, an http or https URL whose host is on {@code taskfence.http.allowed-hosts}.
+ * to {@code payload.url}, an http or https URL whose scheme, host and port are on
+ * {@code taskfence.http.allowed-hosts} ({@link AllowedDestinations}).
+ * <p>
+ * Before the call it resolves the host and refuses, permanently, when any address is not public
+ * ({@link NonPublicAddress}), unless the allow-list entry is that IP address itself; then it connects to the
+ * address it checked. Vert.x's client connects to the address given as the request's server while the
+ * {@code Host} header, TLS SNI and certificate verification use the URL's host, so no second lookup (which a
+ * hostile DNS server could answer differently) happens between the check and the connection.
+ * <p>
  * A 2xx answer succeeds with the result {@code {"status", "body"}}; 5xx, 429, connection failures and
  * time-outs fail and are retried; any other answer (3xx, as redirects are never followed, and 4xx) is a
  * permanent failure. {@code taskfence.http.timeout} bounds the whole exchange, from connecting to the answer's
  * last byte.
  */
+@Startup // reads the allow-list at start, so that a malformed entry stops the replica there
 @ApplicationScoped
 public class HttpHandler implements TaskHandler {
 
     /** At most this much of a response body is read and kept in the result. */
     static final int MAX_BODY_BYTES = 64 * 1024;
 
+    private static final Logger LOG = Logger.getLogger(HttpHandler.class);
     private static final Set<String> SCHEMES = Set.of("http", "https");
-    private static final String ALLOWED_HOSTS_KEY = "taskfence.http.allowed-hosts (TASKFENCE_HTTP_ALLOWED_HOSTS)";
     private static final Pattern JSON_MEDIA_TYPE = Pattern.compile("^\\s*application/([\\w.+-]+\\+)?json\\s*(;|$)",
             Pattern.CASE_INSENSITIVE);
 
-    private final Set<String> allowedHosts;
+    /** An answer whose body was read as far as it is kept. */
+    private record Answer(int status, MultiMap headers, BoundedBody.Bytes body) {
+    }
+
+    private final AllowedDestinations allowed;
+    private final HostResolver resolver;
     private final Duration timeout;
     private final ObjectReader jsonReader;
     private final HttpClient client;
 
-    HttpHandler(TaskfenceConfig config, ObjectMapper json) {
-        this.allowedHosts = config.http().allowedHosts().orElse(List.of()).stream().map(HttpHandler::normalised)
-                .collect(Collectors.toUnmodifiableSet());
+    HttpHandler(TaskfenceConfig config, ObjectMapper json, HostResolver resolver, Vertx vertx) {
+        this.allowed = AllowedDestinations.of(config.http().allowedHosts().orElse(List.of()));
+        this.resolver = resolver;
         this.timeout = config.http().timeout();
         this.jsonReader = json.readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-        // The allow-list is checked against the URL we are given; a followed redirect could lead anywhere.
-        this.client = HttpClient.newBuilder().followRedirects(Redirect.NEVER).connectTimeout(timeout).build();
+        // Certificates are verified against the URL's host (verifyHost, the default), not the address.
+        // One connection per running handler at most, per destination and address.
+        this.client = vertx.createHttpClient(
+                new HttpClientOptions().setVerifyHost(true).setConnectTimeout(Math.toIntExact(timeout.toMillis())),
+                new PoolOptions().setHttp1MaxSize(config.worker().concurrency()));
     }
 
     @PreDestroy
     void close() {
-        client.shutdownNow();
+        client.close();
     }
 
     @Override
@@ -100,12 +127,13 @@ public class HttpHandler implements TaskHandler {
         if (uri.getHost() == null || uri.getPort() > 65535) {
             return List.of("payload.url has no host and port that can be called");
         }
-        String host = normalised(uri.getHost());
-        if (!allowedHosts.contains(host)) {
-            return List.of("payload.url's host '" + host + "' is not allowed: add it to " + ALLOWED_HOSTS_KEY
-                    + (allowedHosts.isEmpty() ? ", which is empty" : ", which holds " + allowedHosts));
+        Destination destination;
+        try {
+            destination = Destination.of(uri);
+        } catch (IllegalArgumentException e) {
+            return List.of("payload.url's host cannot be called: " + e.getMessage());
         }
-        return List.of();
+        return allowed.whyNot(destination).stream().toList();
     }
 
     @Override
@@ -119,58 +147,102 @@ public class HttpHandler implements TaskHandler {
             throw new InterruptedException(); // cancelled already: do not start a call
         }
         URI url = URI.create(work.payload().get("url").asText());
-        String host = normalised(url.getHost());
-        JsonNode body = work.payload().path("body");
-        HttpRequest request = HttpRequest.newBuilder(url).timeout(timeout).header("Content-Type", "application/json")
-                .POST(BodyPublishers.ofString(body.isMissingNode() ? "{}" : body.toString(), UTF_8)).build();
-        CompletableFuture<HttpResponse<BoundedBody.Bytes>> exchange = client.sendAsync(request,
-                info -> new BoundedBody(MAX_BODY_BYTES));
+        Destination destination = Destination.of(url);
+        InetAddress address;
+        Optional<InetAddress> literal = destination.literalAddress();
+        if (literal.isPresent()) {
+            address = literal.get(); // the allow-list names this very address, whatever kind it is
+        } else {
+            List<InetAddress> addresses;
+            try {
+                addresses = resolver.addressesOf(destination.host());
+            } catch (UnknownHostException e) {
+                return TaskOutcome.failure("POST to " + destination.host() + " failed: " + e);
+            }
+            // Every address, not only the one called: a name with a private address among public ones is
+            // either misconfigured or someone's way in.
+            for (InetAddress resolved : addresses) {
+                Optional<NonPublicAddress> nonPublic = NonPublicAddress.of(resolved);
+                if (nonPublic.isPresent()) {
+                    LOG.warnf("http task %s: %s resolves to %s, %s; refused", work.taskId(), destination.host(),
+                            resolved.getHostAddress(), nonPublic.get().description());
+                    return TaskOutcome.permanentFailure("payload.url's host '" + destination.host() + "' resolves to "
+                            + nonPublic.get().description() + ", which is called only when "
+                            + AllowedDestinations.KEY + " lists that address itself");
+                }
+            }
+            address = addresses.getFirst();
+        }
+        return call(destination, url, address, work.payload().path("body"));
+    }
+
+    /** POSTs to {@code address}, which was checked, as to {@code destination}. */
+    private TaskOutcome call(Destination destination, URI url, InetAddress address, JsonNode body)
+            throws InterruptedException {
+        String to = destination.literalAddress().isPresent() ? destination.host()
+                : destination.host() + " (" + address.getHostAddress() + ")";
+        RequestOptions request = new RequestOptions().setMethod(HttpMethod.POST)
+                .setSsl(destination.isHttps()).setHost(destination.host()).setPort(destination.port())
+                // An address literal: Vert.x connects to it without a lookup.
+                .setServer(SocketAddress.inetSocketAddress(destination.port(), address.getHostAddress()))
+                .setURI(pathAndQuery(url)).setFollowRedirects(false)
+                .putHeader(HttpHeaders.HOST, destination.authority())
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+        Buffer sent = Buffer.buffer(body.isMissingNode() ? "{}" : body.toString(), UTF_8.name());
+        Future<HttpClientRequest> started = client.request(request);
+        Future<Answer> answered = started.compose(req -> req.send(sent)).compose(response -> BoundedBody
+                .read(response, MAX_BODY_BYTES).map(kept -> new Answer(response.statusCode(), response.headers(), kept)));
         try {
-            // The request's time-out ends when the headers arrive; this one also bounds reading the body.
-            return outcome(host, exchange.get(timeout.toNanos(), TimeUnit.NANOSECONDS));
+            // Workers run handlers on threads of their own, never on an event loop, so waiting here holds none.
+            // The connect time-out ends with the connection; this one bounds the whole exchange.
+            return outcome(to, answered.toCompletionStage().toCompletableFuture().get(timeout.toNanos(),
+                    TimeUnit.NANOSECONDS));
         } catch (InterruptedException e) {
-            exchange.cancel(true); // aborts the exchange and closes its connection
+            started.onSuccess(HttpClientRequest::reset); // aborts the exchange and closes its connection
             throw e;
         } catch (TimeoutException e) {
-            exchange.cancel(true);
-            return timedOut(host);
+            started.onSuccess(HttpClientRequest::reset);
+            return timedOut(to);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() instanceof CompletionException wrapped ? wrapped.getCause() : e.getCause();
-            if (cause instanceof HttpTimeoutException) {
-                return timedOut(host);
-            }
-            return TaskOutcome.failure("POST to " + host + " failed: " + cause);
+            return TaskOutcome.failure("POST to " + to + " failed: " + cause);
         }
     }
 
-    private TaskOutcome outcome(String host, HttpResponse<BoundedBody.Bytes> response) {
-        int status = response.statusCode();
-        String answered = "POST to " + host + " answered " + status;
+    private static String pathAndQuery(URI url) {
+        String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+        return url.getRawQuery() == null ? path : path + "?" + url.getRawQuery();
+    }
+
+    private TaskOutcome outcome(String to, Answer answer) {
+        int status = answer.status();
+        String answered = "POST to " + to + " answered " + status;
         if (status >= 200 && status < 300) {
-            return TaskOutcome.success(result(response));
+            return TaskOutcome.success(result(answer));
         }
         if (status >= 500 && status < 600 || status == 429) {
             return TaskOutcome.failure(answered);
         }
         if (status >= 300 && status < 400) {
             return TaskOutcome.permanentFailure(answered + ", a redirect, which is not followed"
-                    + response.headers().firstValue("Location").map(to -> " (to " + to + ")").orElse(""));
+                    + Optional.ofNullable(answer.headers().get("Location")).map(target -> " (to " + target + ")")
+                            .orElse(""));
         }
         return TaskOutcome.permanentFailure(answered);
     }
 
-    private TaskOutcome timedOut(String host) {
-        return TaskOutcome.failure("POST to " + host + " got no complete answer within " + timeout.toMillis() + " ms");
+    private TaskOutcome timedOut(String to) {
+        return TaskOutcome.failure("POST to " + to + " got no complete answer within " + timeout.toMillis() + " ms");
     }
 
     /** {@code {"status", "body"}}: the body as JSON when the server says it is and it parses, else as text. */
-    private ObjectNode result(HttpResponse<BoundedBody.Bytes> response) {
-        BoundedBody.Bytes body = response.body();
+    private ObjectNode result(Answer answer) {
+        BoundedBody.Bytes body = answer.body();
         // PostgreSQL's jsonb cannot hold U+0000, which a binary answer read as text may contain.
         String text = new String(body.bytes(), UTF_8).replace('\0', '\uFFFD');
-        boolean declaredJson = response.headers().firstValue("Content-Type")
+        boolean declaredJson = Optional.ofNullable(answer.headers().get("Content-Type"))
                 .filter(type -> JSON_MEDIA_TYPE.matcher(type).find()).isPresent();
-        ObjectNode result = JsonNodeFactory.instance.objectNode().put("status", response.statusCode());
+        ObjectNode result = JsonNodeFactory.instance.objectNode().put("status", answer.status());
         result.set("body", declaredJson && !body.truncated() ? json(text) : TextNode.valueOf(text));
         if (body.truncated()) {
             result.put("bodyTruncated", true);
@@ -187,11 +259,5 @@ public class HttpHandler implements TaskHandler {
         } catch (JsonProcessingException e) {
             return TextNode.valueOf(text);
         }
-    }
-
-    /** Host names compare case-insensitively; an IPv6 literal compares without its brackets. */
-    private static String normalised(String host) {
-        String trimmed = host.strip().toLowerCase(Locale.ROOT);
-        return trimmed.startsWith("[") && trimmed.endsWith("]") ? trimmed.substring(1, trimmed.length() - 1) : trimmed;
     }
 }

@@ -35,9 +35,15 @@ class PayloadProblemsTest {
     static Stream<Arguments> refused() {
         return Stream.of(
                 Arguments.of("http to a host not allowed", "http", "{\"url\":\"http://localhost:8080/hook\"}",
-                        "host 'localhost' is not allowed: add it to taskfence.http.allowed-hosts"),
+                        "host 'localhost' is not allowed: add http://localhost:8080 to taskfence.http.allowed-hosts"),
                 Arguments.of("http to another loopback address", "http", "{\"url\":\"http://127.0.0.2/hook\"}",
-                        "host '127.0.0.2' is not allowed"),
+                        "host '127.0.0.2' is not allowed: it is a loopback address"),
+                Arguments.of("http to an allowed host on another port", "http",
+                        "{\"url\":\"http://127.0.0.1:6379/\"}",
+                        "lists host '127.0.0.1', but not with scheme http and port 6379"),
+                Arguments.of("http to the metadata service", "http",
+                        "{\"url\":\"http://169.254.169.254/latest/meta-data/\"}",
+                        "host '169.254.169.254' is not allowed: it is a link-local address"),
                 Arguments.of("http without a url", "http", "{\"body\":{}}", "payload.url must be a string"),
                 Arguments.of("http with a url that is not a string", "http", "{\"url\":42}", "payload.url must be a string"),
                 Arguments.of("http to ftp", "http", "{\"url\":\"ftp://127.0.0.1/x\"}",

@@ -8,25 +8,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -45,7 +43,8 @@ import io.taskfence.testing.TestServers;
 
 /**
  * The {@code http} handler against a real local server: each kind of answer becomes the outcome the design
- * asks for, only allowed hosts are called, and neither a silent server nor an interrupt holds it up.
+ * asks for, only allowed destinations are called, never at an address that is not public unless the
+ * allow-list names it, and neither a silent server nor an interrupt holds it up.
  */
 @QuarkusTest
 @TestServers
@@ -61,17 +60,21 @@ class HttpHandlerTest {
     // Holds the slow endpoints' answers until the tests are over.
     private static final CountDownLatch RELEASE = new CountDownLatch(1);
 
-    private static ExecutorService serverThreads;
-    private static HttpServer server;
+    /** The {@link LocalHookServer}'s port, once the first test has added the routes. */
+    private static int port;
 
     @Inject
     TaskHandlers handlers;
+    /** Injected by {@link LocalHookServer}: running, and on the allow-list. */
+    HttpServer server;
+    /** Injected by {@link LocalHookServer}: a loopback port on the allow-list where nothing listens. */
+    InetSocketAddress closed;
 
-    @BeforeAll
-    static void startServer() throws IOException {
-        serverThreads = Executors.newCachedThreadPool();
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 0);
-        server.setExecutor(serverThreads);
+    @BeforeEach
+    void routeOnce() {
+        if (port != 0) {
+            return;
+        }
         route("/ok", (exchange, request) -> answer(exchange, 200, "application/json; charset=utf-8",
                 "{\"accepted\":true,\"echo\":" + request.body() + "}"));
         route("/text", (exchange, request) -> answer(exchange, 200, "text/plain", "done"));
@@ -98,14 +101,12 @@ class HttpHandlerTest {
             awaitRelease();
             exchange.close();
         });
-        server.start();
+        port = server.getAddress().getPort();
     }
 
     @AfterAll
-    static void stopServer() {
-        RELEASE.countDown();
-        server.stop(0);
-        serverThreads.shutdownNow();
+    static void releaseSlowAnswers() {
+        RELEASE.countDown(); // LocalHookServer stops the server
     }
 
     @Test
@@ -184,12 +185,8 @@ class HttpHandlerTest {
 
     @Test
     void aRefusedConnectionIsAFailureNamingTheHost() throws Exception {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            closedPort = socket.getLocalPort();
-        }
-        ObjectNode payload = JsonNodeFactory.instance.objectNode().put("url", "http://127.0.0.1:" + closedPort + "/");
-        String error = assertInstanceOf(TaskOutcome.Failure.class, handle(payload)).error();
+        String error = assertInstanceOf(TaskOutcome.Failure.class,
+                handle(url("http://127.0.0.1:" + closed.getPort() + "/"))).error();
         assertTrue(error.contains("127.0.0.1") && error.contains("ConnectException"), error);
     }
 
@@ -197,12 +194,85 @@ class HttpHandlerTest {
     @ValueSource(strings = { "localhost", "127.0.0.2", "LOCALHOST" })
     void aHostNotAllowedIsRefusedPermanentlyWithoutACall(String host) throws Exception {
         int before = RECEIVED.size();
-        ObjectNode payload = JsonNodeFactory.instance.objectNode().put("url", "http://" + host + ":" + port() + "/ok");
+        ObjectNode payload = url("http://" + host + ":" + port() + "/ok");
 
         String error = assertInstanceOf(TaskOutcome.PermanentFailure.class, handle(payload)).error();
         assertTrue(error.contains("'" + host.toLowerCase() + "' is not allowed")
                 && error.contains("taskfence.http.allowed-hosts"), error);
         assertEquals(before, RECEIVED.size(), "the server was called");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "http://127.0.0.1:6379/ok", "https://127.0.0.1:{port}/ok", "http://127.0.0.1/ok" })
+    void anAllowedHostOnAnotherPortOrSchemeIsRefusedPermanentlyWithoutACall(String template) throws Exception {
+        int before = RECEIVED.size();
+        String url = template.replace("{port}", Integer.toString(port()));
+        Destination destination = Destination.of(URI.create(url));
+
+        String error = assertInstanceOf(TaskOutcome.PermanentFailure.class, handle(url(url))).error();
+        assertTrue(error.contains("lists host '127.0.0.1', but not with scheme " + destination.scheme() + " and port "
+                + destination.port()), error);
+        assertEquals(List.of(error), http().payloadProblems(url(url)), "refused at submission too");
+        assertRevealsNoOtherEntry(error, destination);
+        assertEquals(before, RECEIVED.size(), "the server was called");
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+            "http://" + ScriptedHostResolver.REBOUND + ":{port}/ok, a loopback address",
+            "https://" + ScriptedHostResolver.METADATA + ":8443/latest/meta-data, a link-local address",
+            "http://" + ScriptedHostResolver.MAPPED + "/latest/meta-data, a link-local address",
+            "http://" + ScriptedHostResolver.PARTLY_PRIVATE + "/hook, a private address" })
+    void anAllowedNameThatResolvesToAnAddressThatIsNotPublicIsRefusedPermanentlyWithoutACall(String template,
+            String kind) throws Exception {
+        int before = RECEIVED.size();
+        ObjectNode payload = url(template.replace("{port}", Integer.toString(port())));
+        assertEquals(List.of(), http().payloadProblems(payload), "submission looks nothing up");
+
+        String error = assertInstanceOf(TaskOutcome.PermanentFailure.class, handle(payload)).error();
+        assertTrue(error.contains("resolves to " + kind) && error.contains("lists that address itself"), error);
+        assertFalse(error.contains("127.0.0.1") || error.contains("169.254.169.254") || error.contains("10.0.0.7"),
+                "the refusal tells the caller what kind of address, not which: " + error);
+        assertEquals(before, RECEIVED.size(), "the server was called");
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+            "http://10.1.2.4/hook, a private address",
+            "http://169.254.169.254/latest/meta-data, a link-local address",
+            "http://[fd00:ec2::254]/latest/meta-data, a private address",
+            "http://[::1]:{port}/ok, a loopback address",
+            "http://0.0.0.0:{port}/ok, an unspecified address" })
+    void anAddressThatIsNotPublicIsRefusedAtSubmissionUnlessAnEntryNamesIt(String template, String kind)
+            throws Exception {
+        int before = RECEIVED.size();
+        ObjectNode payload = url(template.replace("{port}", Integer.toString(port())));
+
+        String problem = http().payloadProblems(payload).getFirst();
+        assertTrue(problem.contains("is not allowed: it is " + kind), problem);
+        assertEquals(problem, assertInstanceOf(TaskOutcome.PermanentFailure.class, handle(payload)).error());
+        assertEquals(before, RECEIVED.size(), "the server was called");
+
+        // The exception: an entry that is the private address itself (http://10.1.2.3, default port 80).
+        assertEquals(List.of(), http().payloadProblems(url("http://10.1.2.3/hook")));
+        assertEquals(List.of(), http().payloadProblems(url("http://10.1.2.3:80/hook")));
+    }
+
+    @Test
+    void theCallGoesToTheAddressThatWasCheckedWithoutLookingTheNameUpAgain() throws Exception {
+        // DNS does not know public.test: a second look-up would fail with UnknownHostException, not reach
+        // the scripted address (where nothing answers).
+        String error = assertInstanceOf(TaskOutcome.Failure.class,
+                handle(url("http://" + ScriptedHostResolver.PUBLIC + "/hook"))).error();
+        assertTrue(error.contains("POST to " + ScriptedHostResolver.PUBLIC + " (" + ScriptedHostResolver.PUBLIC_ADDRESS
+                + ")"), error);
+        assertFalse(error.contains("UnknownHost"), error);
+    }
+
+    @Test
+    void aNameThatDoesNotResolveIsAFailureThatIsRetried() throws Exception {
+        String error = assertInstanceOf(TaskOutcome.Failure.class, handle(url("http://nowhere.test/hook"))).error();
+        assertTrue(error.contains("nowhere.test") && error.contains("UnknownHostException"), error);
     }
 
     @ParameterizedTest
@@ -244,7 +314,19 @@ class HttpHandlerTest {
     }
 
     private static ObjectNode payload(String path) {
-        return JsonNodeFactory.instance.objectNode().put("url", "http://127.0.0.1:" + port() + path);
+        return url("http://127.0.0.1:" + port() + path);
+    }
+
+    private static ObjectNode url(String url) {
+        return JsonNodeFactory.instance.objectNode().put("url", url);
+    }
+
+    /** The message names the URL's own destination and nothing else on the allow-list. */
+    private void assertRevealsNoOtherEntry(String error, Destination own) {
+        for (String other : List.of(ScriptedHostResolver.REBOUND, ScriptedHostResolver.PUBLIC, "10.1.2.3", "nowhere",
+                Integer.toString(closed.getPort()), own.port() == port() ? "443" : Integer.toString(port()))) {
+            assertFalse(error.contains(other), "names " + other + ": " + error);
+        }
     }
 
     private static JsonNode success(TaskOutcome outcome) {
@@ -252,7 +334,7 @@ class HttpHandlerTest {
     }
 
     private static int port() {
-        return server.getAddress().getPort();
+        return port;
     }
 
     private static Received last(String path) {
@@ -264,7 +346,7 @@ class HttpHandlerTest {
     }
 
     /** Serves {@code path}, recording each request before it answers. */
-    private static void route(String path, Answer answer) {
+    private void route(String path, Answer answer) {
         server.createContext(path, exchange -> {
             Received request = new Received(exchange.getRequestURI().getPath(),
                     exchange.getRequestHeaders().getFirst("Content-Type"),
