@@ -27,7 +27,6 @@ class KeyConfigurationTest {
                 })
                 .build();
         TaskfenceConfig.Auth auth = config.getConfigMapping(TaskfenceConfig.class).auth();
-        System.out.println("KEYS " + auth.keys().keySet());
         assertEquals(java.util.Set.of("ci", "ops", "billing2"), auth.keys().keySet());
         assertEquals("admin", auth.keys().get("ops").role());
         assertEquals("submit", auth.keys().get("ci").role());
