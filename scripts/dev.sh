@@ -202,15 +202,24 @@ demo_handlers() { # a local trial runs the README's examples, which use sleep an
   export TASKFENCE_HANDLERS_DEMO_ENABLED="${TASKFENCE_HANDLERS_DEMO_ENABLED:-true}"
 }
 
+trial_key() { # a local trial needs an API key the prod profile accepts: make one up unless one is set
+  if env | grep -q '^TASKFENCE_AUTH_KEYS_[A-Z0-9]*_SECRET='; then
+    return
+  fi
+  TASKFENCE_AUTH_KEYS_DEV_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  export TASKFENCE_AUTH_KEYS_DEV_SECRET TASKFENCE_AUTH_KEYS_DEV_ROLE=admin
+  log "admin API key for this run (key name dev): $TASKFENCE_AUTH_KEYS_DEV_SECRET"
+}
+
 case "${1:-}" in
   run)
-    ensure_jdk; ensure_redis; ensure_postgres; readable_logs; demo_handlers
+    ensure_jdk; ensure_redis; ensure_postgres; readable_logs; demo_handlers; trial_key
     ./mvnw -B -q package -DskipTests
     exec java -jar target/quarkus-app/quarkus-run.jar
     ;;
   replicas)
     count=${2:-3}
-    ensure_jdk; ensure_redis; ensure_postgres; readable_logs; demo_handlers
+    ensure_jdk; ensure_redis; ensure_postgres; readable_logs; demo_handlers; trial_key
     ./mvnw -B -q package -DskipTests
     mkdir -p target/replicas-local
     pids=()

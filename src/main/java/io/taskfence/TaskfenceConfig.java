@@ -2,7 +2,9 @@ package io.taskfence;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 import jakarta.validation.constraints.Min;
 
@@ -155,14 +157,36 @@ public interface TaskfenceConfig {
     }
 
     interface Auth {
-        /** When false every request may do everything: for a trusted network or local trials only. */
+        /**
+         * When false every request may do everything and tasks have no owner: for local trials only. Warned
+         * about at start, and refused in the prod profile unless {@link #allowDisabledInProd()} says so.
+         */
         @WithDefault("true")
         boolean enabled();
 
-        /** API keys that may submit and read tasks. */
-        Optional<List<String>> submitKeys();
+        /** The explicit second switch that lets the prod profile start with {@code enabled=false}. */
+        @WithDefault("false")
+        boolean allowDisabledInProd();
 
-        /** API keys that may also cancel, retry and read stats. */
-        Optional<List<String>> adminKeys();
+        /**
+         * The API keys by name ({@code taskfence.auth.keys.<name>.secret}, {@code .role}); a name matches
+         * {@code [a-z0-9]{1,32}} and becomes the owner of the tasks its key submits (DESIGN section 7).
+         */
+        Map<String, Key> keys();
+
+        /** Unfinished tasks a key may have at once, for the keys that name no limit of their own; none: unlimited. */
+        OptionalInt maxUnfinished();
+
+        interface Key {
+            /** The key itself, as sent in {@code Authorization: Bearer}; never logged. */
+            Optional<String> secret();
+
+            /** {@code submit}: its own tasks only; {@code admin}: every task, and stats. */
+            @WithDefault("submit")
+            String role();
+
+            /** Unfinished tasks (PENDING, ENQUEUED, PROCESSING, FAILED) this key may have at once. */
+            OptionalInt maxUnfinished();
+        }
     }
 }

@@ -37,7 +37,7 @@ import io.taskfence.testing.RedisKeySpace;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SubmitBenchIT {
 
-    private static final String ADMIN_KEY = "bench-admin-key";
+    private static final String ADMIN_KEY = "tf-bench-6a1d8f3c0e5b27a9d4c6e1f08b3a5d72";
     private static final String AUTHORIZATION = "Authorization: Bearer " + ADMIN_KEY;
     /** Read by wrk from the project directory, where failsafe runs. */
     private static final Path SUBMIT_SCRIPT = Path.of("src", "bench", "resources", "wrk", "submit-noop.lua");
@@ -67,7 +67,8 @@ class SubmitBenchIT {
         databaseUrl = settings.get("quarkus.datasource.jdbc.url");
         Map<String, String> env = new HashMap<>();
         settings.forEach((key, value) -> env.put(environmentName(key), value));
-        env.put("TASKFENCE_AUTH_ADMIN_KEYS", ADMIN_KEY);
+        env.put("TASKFENCE_AUTH_KEYS_BENCH_SECRET", ADMIN_KEY);
+        env.put("TASKFENCE_AUTH_KEYS_BENCH_ROLE", "admin");
         env.put("TASKFENCE_WORKER_ENABLED", "false");
         env.put("TASKFENCE_DISPATCH_ENABLED", "false");
         replica = PackagedService.start("bench-submit", env, Path.of("target", "bench", "submit", "replica.log"));

@@ -3,13 +3,16 @@ package io.taskfence.api;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
 import io.quarkus.runtime.Startup;
+import io.quarkus.runtime.configuration.ConfigUtils;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.identity.AuthenticationRequestContext;
 import io.quarkus.security.identity.IdentityProvider;
@@ -21,25 +24,46 @@ import io.smallrye.mutiny.Uni;
 import io.taskfence.TaskfenceConfig;
 
 /**
- * The configured API keys and their roles. Keys are compared by their SHA-256 digests with
- * {@link MessageDigest#isEqual}, against every configured key, so the time taken tells nothing about
- * how much of a key was right; keys are never logged, and the identity names only the role.
+ * The configured API keys, by name ({@code taskfence.auth.keys.<name>}). Secrets are compared by their SHA-256
+ * digests with {@link MessageDigest#isEqual}, against every configured key, so the time taken tells nothing
+ * about how much of a key was right; secrets are never logged. The identity's principal is the key's name,
+ * which {@link KeyOwner} makes the owner of the tasks it submits.
  */
-@Startup // so that a missing key configuration is reported at start-up, not at the first request
+@Startup // so that unusable keys stop the service at start-up, not at the first request
 @ApplicationScoped
 public class ApiKeys implements IdentityProvider<TokenAuthenticationRequest> {
 
     private static final Logger LOG = Logger.getLogger(ApiKeys.class);
 
-    private final List<byte[]> submitKeys;
-    private final List<byte[]> adminKeys;
+    private record NamedKey(String name, String role, byte[] digest) {
+    }
+
+    private final List<NamedKey> keys = new ArrayList<>();
 
     ApiKeys(TaskfenceConfig config) {
-        this.submitKeys = digests(config.auth().submitKeys().orElse(List.of()));
-        this.adminKeys = digests(config.auth().adminKeys().orElse(List.of()));
-        if (config.auth().enabled() && submitKeys.isEmpty() && adminKeys.isEmpty()) {
-            LOG.warn("no API keys are configured (taskfence.auth.submit-keys, taskfence.auth.admin-keys): "
-                    + "every API call will be refused with 401");
+        TaskfenceConfig.Auth auth = config.auth();
+        List<String> refusals = KeyRules.refusals(auth, ConfigUtils.isProfileActive("prod"));
+        if (!refusals.isEmpty()) {
+            throw new IllegalStateException("the API keys cannot be used: " + String.join("; ", refusals));
+        }
+        if (!auth.enabled()) {
+            LOG.warn("AUTHENTICATION IS OFF (taskfence.auth.enabled=false): every caller may read, submit, cancel and "
+                    + "retry every task without a key. Use this for local trials only.");
+            return;
+        }
+        for (Map.Entry<String, TaskfenceConfig.Auth.Key> key : auth.keys().entrySet()) {
+            keys.add(new NamedKey(key.getKey(), key.getValue().role(), digest(key.getValue().secret().orElseThrow().strip())));
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            for (int j = i + 1; j < keys.size(); j++) {
+                if (MessageDigest.isEqual(keys.get(i).digest(), keys.get(j).digest())) {
+                    throw new IllegalStateException("the API keys '" + keys.get(i).name() + "' and '" + keys.get(j).name()
+                            + "' have the same secret; each key needs its own");
+                }
+            }
+        }
+        if (keys.isEmpty()) {
+            LOG.warn("no API keys are configured (taskfence.auth.keys.<name>.secret): every API call will be refused with 401");
         }
     }
 
@@ -51,36 +75,23 @@ public class ApiKeys implements IdentityProvider<TokenAuthenticationRequest> {
     @Override
     public Uni<SecurityIdentity> authenticate(TokenAuthenticationRequest request, AuthenticationRequestContext context) {
         byte[] presented = digest(request.getToken().getToken());
-        boolean admin = matchesAny(presented, adminKeys);
-        boolean submit = matchesAny(presented, submitKeys);
-        if (admin) {
-            return Uni.createFrom().item(identity("admin key", Roles.ADMIN, Roles.SUBMIT));
+        NamedKey matched = null;
+        for (NamedKey key : keys) { // every key, whatever matched, so that timing does not tell which one did
+            if (MessageDigest.isEqual(presented, key.digest())) {
+                matched = key;
+            }
         }
-        if (submit) {
-            return Uni.createFrom().item(identity("submit key", Roles.SUBMIT));
+        if (matched == null) {
+            return Uni.createFrom().failure(new AuthenticationFailedException("unknown API key"));
         }
-        return Uni.createFrom().failure(new AuthenticationFailedException("unknown API key"));
-    }
-
-    private static SecurityIdentity identity(String name, String... roles) {
-        QuarkusSecurityIdentity.Builder identity = QuarkusSecurityIdentity.builder().setPrincipal(new QuarkusPrincipal(name));
-        for (String role : roles) {
-            identity.addRole(role);
+        QuarkusSecurityIdentity.Builder identity = QuarkusSecurityIdentity.builder()
+                .setPrincipal(new QuarkusPrincipal(matched.name()))
+                .addAttribute(KeyOwner.KEY_NAME, matched.name())
+                .addRole(Roles.SUBMIT);
+        if (Roles.ADMIN.equals(matched.role())) {
+            identity.addRole(Roles.ADMIN);
         }
-        return identity.build();
-    }
-
-    /** Looks at every key whatever matched, so that timing does not tell which list a key is in. */
-    private static boolean matchesAny(byte[] presented, List<byte[]> keys) {
-        boolean match = false;
-        for (byte[] key : keys) {
-            match |= MessageDigest.isEqual(presented, key);
-        }
-        return match;
-    }
-
-    private static List<byte[]> digests(List<String> keys) {
-        return keys.stream().map(String::trim).filter(key -> !key.isEmpty()).map(ApiKeys::digest).toList();
+        return Uni.createFrom().item(identity.build());
     }
 
     private static byte[] digest(String key) {

@@ -9,6 +9,7 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 import io.taskfence.lock.LockUnavailableException;
 import io.taskfence.task.IdempotencyKeyReusedException;
 import io.taskfence.task.InvalidCursorException;
+import io.taskfence.task.OverQuotaException;
 import io.taskfence.task.TaskStoreException;
 
 /** Problem details for the exceptions of the packages the API calls. */
@@ -18,6 +19,9 @@ final class DomainProblems {
 
     /** Seconds a client should wait before trying again after a 503. */
     private static final String RETRY_AFTER_SECONDS = "5";
+    /** A guess: the service cannot know when a key's tasks will finish, only that none can be taken now. */
+    private static final String QUOTA_RETRY_AFTER_SECONDS = "10";
+    private static final int TOO_MANY_REQUESTS = 429;
 
     @ServerExceptionMapper
     Response invalidCursor(InvalidCursorException e) {
@@ -27,6 +31,13 @@ final class DomainProblems {
     @ServerExceptionMapper
     Response idempotencyKeyReused(IdempotencyKeyReusedException e) {
         return Problem.unprocessable(e.reused().detail("Idempotency-Key")).toResponse();
+    }
+
+    /** Nothing was stored; the client may try again once some of its tasks have finished. */
+    @ServerExceptionMapper
+    Response overQuota(OverQuotaException e) {
+        return Response.fromResponse(Problem.of(TOO_MANY_REQUESTS, "Too Many Requests", e.refused().detail()).toResponse())
+                .header("Retry-After", QUOTA_RETRY_AFTER_SECONDS).build();
     }
 
     /** The database failed: nothing was changed, and the client may try again. */

@@ -26,9 +26,12 @@ import jakarta.ws.rs.core.UriInfo;
 
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
+import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.dispatch.Dispatcher;
 import io.taskfence.task.GroupedSubmissions;
 import io.taskfence.task.NewTask;
+import io.taskfence.task.OverQuota;
+import io.taskfence.task.OverQuotaException;
 import io.taskfence.task.ReusedKey;
 import io.taskfence.task.Submission;
 import io.taskfence.task.Submitted;
@@ -38,7 +41,10 @@ import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
 
-/** Tasks over REST (DESIGN section 5). */
+/**
+ * Tasks over REST (DESIGN section 5). A submit key sees and acts on the tasks it submitted only, an admin key
+ * on all ({@link KeyOwner}); a task out of the caller's scope answers 404, as one that does not exist.
+ */
 @Path("/api/v1/tasks")
 @Produces(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "apiKey")
@@ -51,9 +57,11 @@ public class TaskResource {
     private final TaskQueries queries;
     private final SubmissionChecks checks;
     private final Dispatcher dispatcher;
+    private final SecurityIdentity identity;
 
     TaskResource(TaskTransitions transitions, GroupedSubmissions submissions, TaskQueries queries,
-            SubmissionChecks checks, Dispatcher dispatcher) {
+            SubmissionChecks checks, Dispatcher dispatcher, SecurityIdentity identity) {
+        this.identity = identity;
         this.transitions = transitions;
         this.submissions = submissions;
         this.dispatcher = dispatcher;
@@ -68,7 +76,7 @@ public class TaskResource {
             @HeaderParam("Idempotency-Key") @Pattern(regexp = SubmissionChecks.IDEMPOTENCY_KEY,
                     message = SubmissionChecks.IDEMPOTENCY_KEY_RULE) String idempotencyKey,
             UriInfo uri) {
-        Submission submission = submissions.submit(checks.newTask(body, idempotencyKey));
+        Submission submission = submissions.submit(checks.newTask(body, idempotencyKey).ownedBy(caller().name()));
         Task task = submission.task();
         if (submission.created()) {
             dispatcher.nudge();
@@ -80,7 +88,8 @@ public class TaskResource {
     /**
      * Up to 1,000 tasks in one request and one insert (DESIGN section 5, "Batch"). Each task is checked as a
      * single submission is; a refused one gets its problem and stores nothing, and does not stop the others.
-     * Answered 200, every task's outcome in the request's order.
+     * Answered 200, every task's outcome in the request's order; 429 and nothing stored when the tasks to store
+     * would take the key past its quota.
      */
     @POST
     @Path("/batch")
@@ -92,15 +101,20 @@ public class TaskResource {
         BatchAnswer.Item[] items = new BatchAnswer.Item[tasks.size()];
         List<NewTask> accepted = new ArrayList<>(tasks.size());
         List<Integer> acceptedAt = new ArrayList<>(tasks.size());
+        String owner = caller().name();
         for (int index = 0; index < tasks.size(); index++) {
             try {
-                accepted.add(checks.newTask(index, tasks.get(index)));
+                accepted.add(checks.newTask(index, tasks.get(index)).ownedBy(owner));
                 acceptedAt.add(index);
             } catch (ProblemException refused) {
                 items[index] = refused(index, refused.problem(), uri);
             }
         }
         List<Submitted> outcomes = transitions.submitAll(accepted);
+        // One owner, one quota check: either every task was refused by it or none was.
+        if (!outcomes.isEmpty() && outcomes.getFirst() instanceof OverQuota refused) {
+            throw new OverQuotaException(refused);
+        }
         boolean created = false;
         for (int i = 0; i < outcomes.size(); i++) {
             int index = acceptedAt.get(i);
@@ -108,6 +122,7 @@ public class TaskResource {
                 case Submission submission -> new BatchAnswer.Item(index,
                         (submission.created() ? Status.CREATED : Status.OK).getStatusCode(), submission.task(), null);
                 case ReusedKey reused -> refused(index, Problem.unprocessable(reused.detail("idempotencyKey")), uri);
+                case OverQuota refused -> throw new IllegalStateException("a batch's quota refuses all its tasks or none");
             };
             created |= items[index].status() == Status.CREATED.getStatusCode();
         }
@@ -122,32 +137,37 @@ public class TaskResource {
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     public Task get(@PathParam("id") String id) {
         UUID taskId = taskId(id);
-        return queries.find(taskId).orElseThrow(() -> notFound(id));
+        return queries.find(taskId, caller().scope()).orElseThrow(() -> notFound(id));
     }
 
-    /** Newest first; {@code next} is the {@code after} of the following page. */
+    /**
+     * Newest first; {@code next} is the {@code after} of the following page. {@code owner} narrows to one key's
+     * tasks; a submit key sees its own whatever it asks for.
+     */
     @GET
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     public TaskPage list(@QueryParam("status") String status,
             @QueryParam("type") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}",
                     message = "must match [a-z0-9][a-z0-9._-]{0,63}") String type,
             @QueryParam("limit") @DefaultValue("50") String limit,
-            @QueryParam("after") String after) {
-        return queries.page(status == null ? null : status(status), type, limit(limit), after);
+            @QueryParam("after") String after,
+            @QueryParam("owner") String owner) {
+        return queries.page(caller().scope(), owner, status == null ? null : status(status), type, limit(limit), after);
     }
 
     @POST
     @Path("/{id}/cancel")
-    @RolesAllowed(Roles.ADMIN)
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     public Task cancel(@PathParam("id") String id) {
-        return transitions.cancel(taskId(id)).orElseThrow(() -> refused(id, "cancel", "PENDING, ENQUEUED or FAILED"));
+        return transitions.cancel(taskId(id), caller().scope())
+                .orElseThrow(() -> refused(id, "cancel", "PENDING, ENQUEUED or FAILED"));
     }
 
     @POST
     @Path("/{id}/retry")
-    @RolesAllowed(Roles.ADMIN)
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     public Task retry(@PathParam("id") String id) {
-        return transitions.retry(taskId(id)).orElseThrow(() -> refused(id, "retry", "DEAD or CANCELLED"));
+        return transitions.retry(taskId(id), caller().scope()).orElseThrow(() -> refused(id, "retry", "DEAD or CANCELLED"));
     }
 
     // Parameters are parsed here rather than by JAX-RS, which answers a bad one with a bare 404.
@@ -183,9 +203,13 @@ public class TaskResource {
 
     /** The transition lost: say why, from the task's state now (it may have moved on already). */
     private ProblemException refused(String id, String action, String allowedFrom) {
-        Task task = queries.find(taskId(id)).orElseThrow(() -> notFound(id));
+        Task task = queries.find(taskId(id), caller().scope()).orElseThrow(() -> notFound(id));
         return Problems.of(Status.CONFLICT, "cannot " + action + " task " + id + ": it is " + task.status()
                 + ", and only a task that is " + allowedFrom + " can be");
+    }
+
+    private KeyOwner caller() {
+        return KeyOwner.of(identity);
     }
 
     private static BatchAnswer.Item refused(int index, Problem problem, UriInfo uri) {

@@ -35,6 +35,7 @@ public class GroupedSubmissions {
      * Client → PENDING, as {@link TaskTransitions#submit} does it, in the next group's insert.
      *
      * @throws IdempotencyKeyReusedException if the key names a task made by a different request
+     * @throws OverQuotaException if the owner has as many unfinished tasks as its quota allows
      * @throws TaskStoreException if PostgreSQL failed; this task was not stored
      */
     public Submission submit(NewTask task) {
@@ -58,7 +59,7 @@ public class GroupedSubmissions {
     private void write(List<Waiting> group) {
         List<Submitted> outcomes;
         try {
-            outcomes = transitions.submitAll(group.stream().map(Waiting::task).toList());
+            outcomes = transitions.submitEach(group.stream().map(Waiting::task).toList());
         } catch (RuntimeException e) {
             if (group.size() == 1) {
                 group.getFirst().stored().completeExceptionally(e);
@@ -74,6 +75,7 @@ public class GroupedSubmissions {
             switch (outcomes.get(i)) {
                 case Submission submission -> stored.complete(submission);
                 case ReusedKey reused -> stored.completeExceptionally(new IdempotencyKeyReusedException(reused));
+                case OverQuota refused -> stored.completeExceptionally(new OverQuotaException(refused));
             }
         }
     }

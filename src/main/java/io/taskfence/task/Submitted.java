@@ -2,7 +2,7 @@ package io.taskfence.task;
 
 /**
  * What one task of a batch came to ({@link TaskTransitions#submitAll}): a {@link Submission} (created, or
- * the task its idempotency key already names) or a {@link ReusedKey} (that key names a different request).
+ * the task its idempotency key already names) a {@link ReusedKey} (that key names a different request) or {@link OverQuota} (not stored).
  */
-public sealed interface Submitted permits Submission, ReusedKey {
+public sealed interface Submitted permits Submission, ReusedKey, OverQuota {
 }

@@ -6,7 +6,7 @@ import java.util.UUID;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-/** A task as clients see it (DESIGN section 5, "Task JSON"). */
+/** A task as clients see it (DESIGN section 5, "Task JSON"); {@code owner} is the submitting key's name. */
 public record Task(
         UUID id,
         String type,
@@ -20,5 +20,6 @@ public record Task(
         Instant createdAt,
         Instant updatedAt,
         String lastError,
-        JsonNode result) {
+        JsonNode result,
+        String owner) {
 }

@@ -32,10 +32,17 @@ public class TaskQueries {
     }
 
     public Optional<Task> find(UUID id) {
+        return find(id, TaskScope.ALL);
+    }
+
+    /** The task, if it exists and is in {@code scope}: one out of scope is as absent as one that never was. */
+    public Optional<Task> find(UUID id, TaskScope scope) {
         try (Connection connection = db.getConnection();
                 PreparedStatement find = connection.prepareStatement(
-                        "select " + TaskRows.COLUMNS + " from tasks where id = ?")) {
+                        "select " + TaskRows.COLUMNS + " from tasks where id = ? and (?::text is null or owner = ?)")) {
             find.setObject(1, id);
+            find.setString(2, scope.owner());
+            find.setString(3, scope.owner());
             try (ResultSet row = find.executeQuery()) {
                 return row.next() ? Optional.of(rows.task(row)) : Optional.empty();
             }
@@ -45,16 +52,23 @@ public class TaskQueries {
     }
 
     /**
-     * Tasks newest first, optionally of one status and/or type, after the keyset cursor {@code after}
+     * Tasks in {@code scope} newest first, optionally of one owner, status and/or type, after the keyset cursor {@code after}
      * (from an earlier page's {@code next}). Paging never repeats or skips a task that existed when the
      * first page was read, however many are submitted meanwhile.
      *
      * @throws InvalidCursorException if {@code after} is not a cursor this service made
      */
-    public TaskPage page(TaskStatus status, String type, int limit, String after) {
+    public TaskPage page(TaskScope scope, String owner, TaskStatus status, String type, int limit, String after) {
         Cursor cursor = after == null ? null : Cursor.parse(after);
         StringBuilder sql = new StringBuilder("select " + TaskRows.COLUMNS + " from tasks where true");
         List<Object> parameters = new ArrayList<>();
+        // Both when both are given: a submit key asking for another key's tasks gets none, not an error.
+        for (String onlyOwner : new String[] { scope.owner(), owner }) {
+            if (onlyOwner != null) {
+                sql.append(" and owner = ?");
+                parameters.add(onlyOwner);
+            }
+        }
         if (status != null) {
             sql.append(" and status = ?");
             parameters.add(status.name());

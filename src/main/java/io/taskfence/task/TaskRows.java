@@ -19,7 +19,7 @@ class TaskRows {
 
     /** The columns {@link #task} reads, for SELECT and RETURNING clauses. */
     static final String COLUMNS = "id, type, payload, status, attempt, max_attempts, priority, run_at, deadline, "
-            + "created_at, updated_at, last_error, result";
+            + "created_at, updated_at, last_error, result, owner";
 
     private final ObjectMapper json;
 
@@ -41,7 +41,8 @@ class TaskRows {
                 instant(row, "created_at"),
                 instant(row, "updated_at"),
                 row.getString("last_error"),
-                parse(row.getString("result")));
+                parse(row.getString("result")),
+                row.getString("owner"));
     }
 
     ObjectNode object(String column, ResultSet row) throws SQLException {

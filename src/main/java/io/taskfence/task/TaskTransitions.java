@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -43,11 +44,13 @@ public class TaskTransitions {
     private final DataSource db;
     private final TaskRows rows;
     private final TransitionMeters meters;
+    private final Quotas quotas;
 
-    TaskTransitions(DataSource db, TaskRows rows, TransitionMeters meters) {
+    TaskTransitions(DataSource db, TaskRows rows, TransitionMeters meters, Quotas quotas) {
         this.db = db;
         this.rows = rows;
         this.meters = meters;
+        this.quotas = quotas;
     }
 
     /**
@@ -55,65 +58,93 @@ public class TaskTransitions {
      * {@link #submitAll} of one.
      *
      * @throws IdempotencyKeyReusedException if the key names a task made by a different request
+     * @throws OverQuotaException if the owner has as many unfinished tasks as its quota allows
      */
     public Submission submit(NewTask task) {
         return switch (submitAll(List.of(task)).getFirst()) {
             case Submission submission -> submission;
             case ReusedKey reused -> throw new IdempotencyKeyReusedException(reused);
+            case OverQuota refused -> throw new OverQuotaException(refused);
         };
     }
 
     /**
-     * Client → PENDING for many tasks in one transaction: one multi-row insert, then one look at the tasks
-     * holding the idempotency keys that were taken (by an earlier submission, a concurrent one, or an earlier
-     * task of this batch with the same key), each judged as {@link #submit} judges it. Rows go in in key
-     * order, so that two batches sharing keys wait for each other instead of deadlocking. If PostgreSQL
-     * fails, nothing is stored.
+     * Client → PENDING for many tasks in one transaction: first each owner's quota (exact: under the owner's
+     * advisory lock, see {@link Quotas}), then one multi-row insert, then one look at the tasks holding the
+     * idempotency keys that were taken (by an earlier submission, a concurrent one, or an earlier task of this
+     * batch with the same key), each judged as {@link #submit} judges it. Idempotency keys are per owner. Rows
+     * go in in (owner, key) order, so that two batches sharing keys wait for each other instead of
+     * deadlocking. If PostgreSQL fails, nothing is stored.
      *
      * @return one outcome per task, in the order of {@code tasks}
      */
     public List<Submitted> submitAll(List<NewTask> tasks) {
+        return submit(tasks, true);
+    }
+
+    /**
+     * As {@link #submitAll}, for submissions that only share the insert ({@link GroupedSubmissions}): each is
+     * held to its owner's quota on its own, in their order, so those that still fit are stored.
+     */
+    public List<Submitted> submitEach(List<NewTask> tasks) {
+        return submit(tasks, false);
+    }
+
+    private List<Submitted> submit(List<NewTask> tasks, boolean quotaForAll) {
         if (tasks.isEmpty()) {
             return List.of();
         }
         int size = tasks.size();
-        UUID[] ids = new UUID[size];
-        String[] payloads = new String[size];
-        Map<UUID, Integer> byId = new HashMap<>(size * 2);
-        for (int i = 0; i < size; i++) {
-            ids[i] = UUID.randomUUID();
-            payloads[i] = rows.write(tasks.get(i).payload());
-            byId.put(ids[i], i);
-        }
         Submitted[] outcomes = new Submitted[size];
         List<TransitionMeters.Moved> created = new ArrayList<>();
         inTransaction(connection -> {
+            refuseOverQuota(connection, tasks, quotaForAll, outcomes);
+            List<Integer> stored = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                if (outcomes[i] == null) {
+                    stored.add(i);
+                }
+            }
+            if (stored.isEmpty()) {
+                return null;
+            }
+            UUID[] ids = new UUID[stored.size()];
+            String[] payloads = new String[size];
+            Map<UUID, Integer> byId = new HashMap<>(stored.size() * 2);
+            for (int n = 0; n < stored.size(); n++) {
+                int i = stored.get(n);
+                ids[n] = UUID.randomUUID();
+                payloads[i] = rows.write(tasks.get(i).payload());
+                byId.put(ids[n], i);
+            }
             try (PreparedStatement insert = connection.prepareStatement("insert into tasks (id, type, payload, "
-                    + "max_attempts, priority, run_at, deadline, idempotency_key) select id, type, payload::jsonb, "
-                    + "max_attempts, priority, coalesce(run_at, now()), deadline, key from unnest(?::uuid[], ?::text[], "
-                    + "?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[]) with ordinality "
-                    + "as item(id, type, payload, max_attempts, priority, run_at, deadline, key, ord) order by key, ord "
-                    + "on conflict (idempotency_key) where idempotency_key is not null do nothing returning "
-                    + TaskRows.COLUMNS)) {
+                    + "max_attempts, priority, run_at, deadline, idempotency_key, owner) select id, type, payload::jsonb, "
+                    + "max_attempts, priority, coalesce(run_at, now()), deadline, key, owner from unnest(?::uuid[], "
+                    + "?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[]) "
+                    + "with ordinality as item(id, type, payload, max_attempts, priority, run_at, deadline, key, owner, ord) "
+                    + "order by coalesce(owner, ''), key, ord "
+                    + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
+                    + "returning " + TaskRows.COLUMNS)) {
                 insert.setArray(1, connection.createArrayOf("uuid", ids));
-                insert.setArray(2, connection.createArrayOf("text", tasks.stream().map(NewTask::type).toArray()));
-                insert.setArray(3, connection.createArrayOf("text", payloads));
-                insert.setArray(4, connection.createArrayOf("int4", tasks.stream().map(NewTask::maxAttempts).toArray()));
-                insert.setArray(5, connection.createArrayOf("int4", tasks.stream().map(NewTask::priority).toArray()));
+                insert.setArray(2, connection.createArrayOf("text", stored.stream().map(i -> tasks.get(i).type()).toArray()));
+                insert.setArray(3, connection.createArrayOf("text", stored.stream().map(i -> payloads[i]).toArray()));
+                insert.setArray(4, connection.createArrayOf("int4", stored.stream().map(i -> tasks.get(i).maxAttempts()).toArray()));
+                insert.setArray(5, connection.createArrayOf("int4", stored.stream().map(i -> tasks.get(i).priority()).toArray()));
                 // As ISO-8601 text: a Timestamp is written with its offset when bound alone (submit binds
                 // it so), but inside an array the driver writes it without one, in the session's time zone.
-                insert.setArray(6, connection.createArrayOf("text", tasks.stream().map(NewTask::runAt)
+                insert.setArray(6, connection.createArrayOf("text", stored.stream().map(i -> tasks.get(i).runAt())
                         .map(TaskTransitions::isoText).toArray()));
-                insert.setArray(7, connection.createArrayOf("text", tasks.stream().map(NewTask::deadline)
+                insert.setArray(7, connection.createArrayOf("text", stored.stream().map(i -> tasks.get(i).deadline())
                         .map(TaskTransitions::isoText).toArray()));
-                insert.setArray(8, connection.createArrayOf("text", tasks.stream().map(NewTask::idempotencyKey).toArray()));
+                insert.setArray(8, connection.createArrayOf("text", stored.stream().map(i -> tasks.get(i).idempotencyKey()).toArray()));
+                insert.setArray(9, connection.createArrayOf("text", stored.stream().map(i -> tasks.get(i).owner()).toArray()));
                 for (Task task : readTasks(insert)) {
                     outcomes[byId.get(task.id())] = new Submission(task, true);
                     created.add(new TransitionMeters.Moved(TaskStatus.PENDING, task.type()));
                 }
             }
             List<Integer> taken = new ArrayList<>();
-            for (int i = 0; i < size; i++) {
+            for (int i : stored) {
                 if (outcomes[i] == null) {
                     if (tasks.get(i).idempotencyKey() == null) {
                         throw new IllegalStateException("a task without an idempotency key was not inserted");
@@ -127,13 +158,15 @@ public class TaskTransitions {
             // The conflicting inserts have committed (or are this batch's own), so their rows are visible now.
             try (PreparedStatement first = connection.prepareStatement("select " + TaskRows.COLUMNS
                     + ", (type = wanted_type and payload = wanted_payload::jsonb) as same_request, item "
-                    + "from unnest(?::text[], ?::text[], ?::text[], ?::int[]) as wanted(wanted_key, wanted_type, "
-                    + "wanted_payload, item) join tasks on idempotency_key = wanted_key")) {
+                    + "from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[]) as wanted(wanted_key, "
+                    + "wanted_owner, wanted_type, wanted_payload, item) join tasks on idempotency_key = wanted_key "
+                    + "and coalesce(owner, '') = coalesce(wanted_owner, '')")) {
                 first.setArray(1, connection.createArrayOf("text",
                         taken.stream().map(i -> tasks.get(i).idempotencyKey()).toArray()));
-                first.setArray(2, connection.createArrayOf("text", taken.stream().map(i -> tasks.get(i).type()).toArray()));
-                first.setArray(3, connection.createArrayOf("text", taken.stream().map(i -> payloads[i]).toArray()));
-                first.setArray(4, connection.createArrayOf("int4", taken.toArray()));
+                first.setArray(2, connection.createArrayOf("text", taken.stream().map(i -> tasks.get(i).owner()).toArray()));
+                first.setArray(3, connection.createArrayOf("text", taken.stream().map(i -> tasks.get(i).type()).toArray()));
+                first.setArray(4, connection.createArrayOf("text", taken.stream().map(i -> payloads[i]).toArray()));
+                first.setArray(5, connection.createArrayOf("int4", taken.toArray()));
                 try (ResultSet row = first.executeQuery()) {
                     while (row.next()) {
                         Task existing = rows.task(row);
@@ -155,17 +188,70 @@ public class TaskTransitions {
         return List.of(outcomes);
     }
 
+    /**
+     * Marks {@link OverQuota} the tasks that would take their owner past its quota: with {@code quotaForAll} every
+     * task of an owner whose unfinished tasks and these together exceed it, else those beyond the room left. Each owner with a quota is counted under its transaction-scoped advisory lock, taken in name order
+     * (so two inserts never deadlock on them) before any row is written: the next insert for the owner counts
+     * only after this one has committed or rolled back, so the quota holds exactly.
+     */
+    private void refuseOverQuota(Connection connection, List<NewTask> tasks, boolean quotaForAll, Submitted[] outcomes)
+            throws SQLException {
+        Map<String, List<Integer>> byOwner = new TreeMap<>();
+        for (int i = 0; i < tasks.size(); i++) {
+            String owner = tasks.get(i).owner();
+            if (owner != null && quotas.limitFor(owner).isPresent()) {
+                byOwner.computeIfAbsent(owner, any -> new ArrayList<>()).add(i);
+            }
+        }
+        for (Map.Entry<String, List<Integer>> owner : byOwner.entrySet()) {
+            int limit = quotas.limitFor(owner.getKey()).getAsInt();
+            try (PreparedStatement lock = connection.prepareStatement(
+                    "select pg_advisory_xact_lock(hashtextextended('taskfence.quota/' || ?, 0))");
+                    PreparedStatement count = connection.prepareStatement("select count(*) from tasks where owner = ? "
+                            + "and status in ('PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED')")) {
+                lock.setString(1, owner.getKey());
+                lock.execute();
+                count.setString(1, owner.getKey());
+                long unfinished;
+                try (ResultSet row = count.executeQuery()) {
+                    row.next();
+                    unfinished = row.getLong(1);
+                }
+                List<Integer> items = owner.getValue();
+                long room = Math.max(0, limit - unfinished);
+                if (items.size() > room) {
+                    OverQuota refused = new OverQuota(owner.getKey(), unfinished, limit, quotaForAll ? items.size() : 1);
+                    items.subList(quotaForAll ? 0 : (int) room, items.size()).forEach(i -> outcomes[i] = refused);
+                }
+            }
+        }
+    }
+
     /** PENDING, ENQUEUED or FAILED → CANCELLED. */
     public Optional<Task> cancel(UUID id) {
+        return cancel(id, TaskScope.ALL);
+    }
+
+    /** PENDING, ENQUEUED or FAILED → CANCELLED, if the task is in {@code scope}. */
+    public Optional<Task> cancel(UUID id, TaskScope scope) {
         return counted(single("update tasks set status = 'CANCELLED', lease_until = null, updated_at = now() "
-                + "where id = ? and status in ('PENDING', 'ENQUEUED', 'FAILED') returning " + TaskRows.COLUMNS, id));
+                + "where id = ? and (?::text is null or owner = ?) and status in ('PENDING', 'ENQUEUED', 'FAILED') "
+                + "returning " + TaskRows.COLUMNS, id, scope));
     }
 
     /** DEAD or CANCELLED → PENDING, due now, with all its attempts again. */
     public Optional<Task> retry(UUID id) {
+        return retry(id, TaskScope.ALL);
+    }
+
+    /**
+     * DEAD or CANCELLED → PENDING, due now, with all its attempts again, if the task is in {@code scope}. Not
+     * held to the owner's quota: it brings back a task the owner already had.
+     */
+    public Optional<Task> retry(UUID id, TaskScope scope) {
         return counted(single("update tasks set status = 'PENDING', attempt = 0, run_at = now(), lease_until = null, "
-                + "worker = null, updated_at = now() where id = ? and status in ('DEAD', 'CANCELLED') returning "
-                + TaskRows.COLUMNS, id));
+                + "worker = null, updated_at = now() where id = ? and (?::text is null or owner = ?) "
+                + "and status in ('DEAD', 'CANCELLED') returning " + TaskRows.COLUMNS, id, scope));
     }
 
     /**
@@ -484,10 +570,12 @@ public class TaskTransitions {
         return instant == null ? null : instant.toString();
     }
 
-    private Optional<Task> single(String sql, UUID id) {
+    private Optional<Task> single(String sql, UUID id, TaskScope scope) {
         return inConnection(connection -> {
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
                 statement.setObject(1, id);
+                statement.setString(2, scope.owner());
+                statement.setString(3, scope.owner());
                 return readTasks(statement).stream().findFirst();
             }
         });

@@ -158,7 +158,7 @@ class BulkSubmitTest {
         }
         JsonPath first = batch(ApiKeysForTests.SUBMIT_KEY, batchOf(tasks)).then().statusCode(200).extract().jsonPath();
         long stored = tasks();
-        JsonPath second = batch(ApiKeysForTests.ADMIN_KEY, batchOf(tasks)).then().statusCode(200).extract().jsonPath();
+        JsonPath second = batch(ApiKeysForTests.SUBMIT_KEY, batchOf(tasks)).then().statusCode(200).extract().jsonPath();
         assertEquals(List.of(201, 201, 201), first.getList("items.status"));
         assertEquals(List.of(200, 200, 200), second.getList("items.status"));
         assertEquals(first.getList("items.task.id"), second.getList("items.task.id"));
@@ -432,13 +432,15 @@ class BulkSubmitTest {
         }
     }
 
+    /** A task of the submit key's, as its own submission would store it (idempotency keys are per owner). */
     private static UUID insertNoop(Connection connection, String key, String payload) throws SQLException {
         UUID id = UUID.randomUUID();
         try (PreparedStatement insert = connection.prepareStatement("insert into tasks (id, type, payload, max_attempts, "
-                + "idempotency_key) values (?, 'noop', ?::jsonb, 5, ?)")) {
+                + "idempotency_key, owner) values (?, 'noop', ?::jsonb, 5, ?, ?)")) {
             insert.setObject(1, id);
             insert.setString(2, payload);
             insert.setString(3, key);
+            insert.setString(4, ApiKeysForTests.SUBMIT_KEY_NAME);
             insert.executeUpdate();
         }
         return id;

@@ -42,8 +42,16 @@ record Rendering(List<HasMetadata> objects) {
             })
             .build();
 
-    /** Fails, rather than skips, without kubectl: skipping would let a broken k8s/ pass unnoticed. */
+    /**
+     * Fails, rather than skips, without kubectl: skipping would let a broken k8s/ pass unnoticed. Without the
+     * operator's {@code secrets.env} (git-ignored), renders a copy that has the committed example in its place.
+     */
     static Rendering of(Path kustomization) {
+        return parse(render(withSecretsFile(kustomization)));
+    }
+
+    /** What kubectl kustomize prints for the kustomization. */
+    static String render(Path kustomization) {
         try {
             Path out = Files.createTempFile("kustomize", ".yaml");
             Path err = Files.createTempFile("kustomize", ".err");
@@ -57,7 +65,7 @@ record Rendering(List<HasMetadata> objects) {
                 if (kubectl.exitValue() != 0) {
                     throw new AssertionError("kubectl kustomize " + kustomization + " failed:\n" + Files.readString(err));
                 }
-                return parse(Files.readString(out));
+                return Files.readString(out);
             } finally {
                 Files.delete(out);
                 Files.delete(err);
@@ -68,6 +76,31 @@ record Rendering(List<HasMetadata> objects) {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted while kubectl kustomize " + kustomization + " ran", e);
+        }
+    }
+
+    /** The kustomization itself when it has secrets.env or no example of one; else a copy given the example. */
+    static Path withSecretsFile(Path kustomization) {
+        Path example = kustomization.resolve("secrets.env.example");
+        if (Files.exists(kustomization.resolve("secrets.env")) || !Files.exists(example)) {
+            return kustomization;
+        }
+        try {
+            Path copy = Files.createTempDirectory("k8s");
+            try (Stream<Path> files = Files.walk(kustomization)) {
+                for (Path file : files.toList()) {
+                    Path target = copy.resolve(kustomization.relativize(file).toString());
+                    if (Files.isDirectory(file)) {
+                        Files.createDirectories(target);
+                    } else {
+                        Files.copy(file, target);
+                    }
+                }
+            }
+            Files.copy(example, copy.resolve("secrets.env"));
+            return copy;
+        } catch (IOException e) {
+            throw new AssertionError("could not copy " + kustomization, e);
         }
     }
 

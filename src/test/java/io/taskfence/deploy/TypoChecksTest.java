@@ -17,7 +17,7 @@ class TypoChecksTest {
         for (String name : List.of("TASKFENCE_REPLICA_ID", "TASKFENCE_KEY_PREFIX", "TASKFENCE_LOCK_LEASE",
                 "TASKFENCE_DISPATCH_BATCH_SIZE", "TASKFENCE_WORKER_CONCURRENCY", "TASKFENCE_WORKER_DRAIN_TIMEOUT",
                 "TASKFENCE_RECOVERY_ENQUEUED_TIMEOUT", "TASKFENCE_RETRY_BACKOFF_CAP", "TASKFENCE_HTTP_ALLOWED_HOSTS",
-                "TASKFENCE_AUTH_ADMIN_KEYS", "TASKFENCE_AUTH_ADMIN_KEYS_0_", "QUARKUS_LOG_LEVEL", "JAVA_OPTS_APPEND")) {
+                "TASKFENCE_AUTH_KEYS_OPS_SECRET", "TASKFENCE_AUTH_KEYS_CLIENT1_MAX_UNFINISHED", "QUARKUS_LOG_LEVEL", "JAVA_OPTS_APPEND")) {
             assertTrue(KnownEnvNames.accepts(name), name);
         }
         assertFalse(KnownEnvNames.accepts("taskfence.worker.drain-timeout"), "only the environment form is a variable name");
@@ -27,10 +27,10 @@ class TypoChecksTest {
     void refusesMisspeltAndMadeUpEnvironmentVariables() {
         List<String> manifest = List.of("TASKFENCE_WORKER_CONCURRENCY", "TASKFENCE_WORKER_CONCURENCY",
                 "TASKFENCE_WORKER", "TASKFENCE_DISPATCH_BATCHSIZE", "TASKFENCE_LOCK_LEASE_TIME", "QUARKUS_REDIS_HOST",
-                "QUARKUS_LOG_LEVEL", "REDIS_URL", "TASKFENCE_AUTH_ADMIN_KEYS_X_");
+                "QUARKUS_LOG_LEVEL", "REDIS_URL", "TASKFENCE_AUTH_ADMIN_KEYS", "TASKFENCE_AUTH_KEYS_OPS_SECRT");
 
         assertEquals(List.of("TASKFENCE_WORKER_CONCURENCY", "TASKFENCE_WORKER", "TASKFENCE_DISPATCH_BATCHSIZE",
-                "TASKFENCE_LOCK_LEASE_TIME", "QUARKUS_REDIS_HOST", "REDIS_URL", "TASKFENCE_AUTH_ADMIN_KEYS_X_"),
+                "TASKFENCE_LOCK_LEASE_TIME", "QUARKUS_REDIS_HOST", "REDIS_URL", "TASKFENCE_AUTH_ADMIN_KEYS", "TASKFENCE_AUTH_KEYS_OPS_SECRT"),
                 KnownEnvNames.unknownAmong(manifest));
     }
 

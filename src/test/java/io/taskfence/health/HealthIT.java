@@ -31,7 +31,7 @@ import io.taskfence.testing.TcpForwarder;
  */
 class HealthIT {
 
-    private static final String ADMIN_KEY = "health-admin-key";
+    private static final String ADMIN_KEY = "tf-health-3f8a1c6e0d2b97e4a5c1f83d6b0e2a97";
     private static final Duration SOON = Duration.ofSeconds(60);
     private static final Duration POLL = Duration.ofMillis(200);
 
@@ -59,7 +59,8 @@ class HealthIT {
                 + databaseName() + "?currentSchema=" + schema + "&connectTimeout=2&loginTimeout=3");
         env.put("QUARKUS_DATASOURCE_USERNAME", PostgresSchema.USER);
         env.put("QUARKUS_FLYWAY_SCHEMAS", schema);
-        env.put("TASKFENCE_AUTH_ADMIN_KEYS", ADMIN_KEY);
+        env.put("TASKFENCE_AUTH_KEYS_HEALTH_SECRET", ADMIN_KEY);
+        env.put("TASKFENCE_AUTH_KEYS_HEALTH_ROLE", "admin");
         service = PackagedService.start("health-0", env, dir.resolve("service.log"));
 
         // Neither server is there: started and alive, not ready, and it stays that way instead of exiting.

@@ -24,7 +24,7 @@ import java.util.UUID;
  */
 public final class ReplicaCluster implements AutoCloseable {
 
-    public static final String ADMIN_KEY = "replicas-admin-key";
+    public static final String ADMIN_KEY = "tf-replicas-9c2e5a0f7d1b38e6c4a2f09d5b7e1c38";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
     private final String name = "replicas-" + UUID.randomUUID().toString().substring(0, 8);
@@ -158,7 +158,8 @@ public final class ReplicaCluster implements AutoCloseable {
         env.put("QUARKUS_DATASOURCE_JDBC_URL", PostgresSchema.DATABASE_URL + "?currentSchema=" + schema);
         env.put("QUARKUS_DATASOURCE_USERNAME", PostgresSchema.USER);
         env.put("QUARKUS_FLYWAY_SCHEMAS", schema);
-        env.put("TASKFENCE_AUTH_ADMIN_KEYS", ADMIN_KEY);
+        env.put("TASKFENCE_AUTH_KEYS_REPLICAS_SECRET", ADMIN_KEY);
+        env.put("TASKFENCE_AUTH_KEYS_REPLICAS_ROLE", "admin");
         String id = "replica-" + index;
         PackagedService replica = PackagedService.start(id, env, dir.resolve(id + ".log"));
         replicas.add(replica);

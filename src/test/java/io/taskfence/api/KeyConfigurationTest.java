@@ -1,0 +1,71 @@
+package io.taskfence.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.smallrye.config.EnvConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import io.taskfence.TaskfenceConfig;
+
+/** Named keys as an operator writes them in the environment (k8s/secrets.env), and the start-up refusals (KeyRules). */
+class KeyConfigurationTest {
+
+    private static final String GOOD = "9b1f4e7a2c6d08e35f1a9c7b4e2d6f80";
+
+    @Test
+    void namedKeysReadFromTheEnvironment() {
+        TaskfenceConfig.Auth auth = auth(Map.of(
+                "TASKFENCE_AUTH_KEYS_CI_SECRET", "s1",
+                "TASKFENCE_AUTH_KEYS_OPS_SECRET", "s2",
+                "TASKFENCE_AUTH_KEYS_OPS_ROLE", "admin",
+                "TASKFENCE_AUTH_KEYS_BILLING2_MAX_UNFINISHED", "7",
+                "TASKFENCE_AUTH_KEYS_BILLING2_SECRET", "s3"));
+        assertEquals(java.util.Set.of("ci", "ops", "billing2"), auth.keys().keySet());
+        assertEquals("admin", auth.keys().get("ops").role());
+        assertEquals("submit", auth.keys().get("ci").role());
+        assertEquals(7, auth.keys().get("billing2").maxUnfinished().getAsInt());
+        assertEquals(List.of(), KeyRules.refusals(auth, false), "short keys are fine outside prod");
+    }
+
+    @Test
+    void theProdProfileRefusesShortAndPlaceholderKeysNamingTheKeyNotTheSecret() {
+        TaskfenceConfig.Auth auth = auth(Map.of(
+                "TASKFENCE_AUTH_KEYS_OPS_SECRET", "change-me-admin-key-change-me-admin-key",
+                "TASKFENCE_AUTH_KEYS_CI_SECRET", "short1",
+                "TASKFENCE_AUTH_KEYS_SAME_SECRET", "a".repeat(40),
+                "TASKFENCE_AUTH_KEYS_GOOD_SECRET", GOOD,
+                "TASKFENCE_AUTH_KEYS_EMPTY_SECRET", ""));
+        List<String> refused = KeyRules.refusals(auth, true);
+        assertEquals(4, refused.size(), refused.toString());
+        String all = String.join("\n", refused);
+        assertTrue(all.contains("API key 'ops' looks like a placeholder"), all);
+        assertTrue(all.contains("API key 'ci' is shorter than 32 characters"), all);
+        assertTrue(all.contains("API key 'same' looks like a placeholder"), all);
+        assertTrue(all.contains("API key 'empty' has no secret"), all);
+        assertFalse(all.contains("change-me-admin") || all.contains("short1") || all.contains(GOOD), "a secret was printed");
+    }
+
+    @Test
+    void authOffIsRefusedInProdUnlessAllowedExplicitly() {
+        assertEquals(1, KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false")), true).size());
+        assertEquals(List.of(), KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false",
+                "TASKFENCE_AUTH_ALLOW_DISABLED_IN_PROD", "true")), true));
+        assertEquals(List.of(), KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false")), false));
+    }
+
+    private static TaskfenceConfig.Auth auth(Map<String, String> environment) {
+        SmallRyeConfig config = new SmallRyeConfigBuilder().withMapping(TaskfenceConfig.class)
+                .withConverter(java.time.Duration.class, 100, new io.quarkus.runtime.configuration.DurationConverter())
+                .withSources(new EnvConfigSource(environment, 300) {
+                })
+                .build();
+        return config.getConfigMapping(TaskfenceConfig.class).auth();
+    }
+}

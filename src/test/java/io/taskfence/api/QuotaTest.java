@@ -1,0 +1,137 @@
+package io.taskfence.api;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import javax.sql.DataSource;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.specification.RequestSpecification;
+import io.taskfence.task.Sql;
+import io.taskfence.testing.ApiKeysForTests;
+import io.taskfence.testing.TestServers;
+
+/** A key with max-unfinished = 3: beyond it a submission is answered 429 with Retry-After and stores nothing. */
+@QuarkusTest
+@TestServers
+class QuotaTest {
+
+    private static final String TASK = "{\"type\":\"noop\",\"payload\":{}}";
+    private static final String OWNER = ApiKeysForTests.QUOTA_KEY_NAME;
+    private static final int LIMIT = ApiKeysForTests.QUOTA_LIMIT;
+
+    @Inject
+    DataSource db;
+
+    /** Only this class uses the quota key; each test starts with none of its tasks unfinished. */
+    @BeforeEach
+    void finishEveryTaskOfTheKey() {
+        Sql.run(db, "update tasks set status = 'SUCCEEDED' where owner = ? and status <> 'SUCCEEDED'", OWNER);
+    }
+
+    @Test
+    void aSubmissionBeyondTheQuotaIs429AndStoresNothing() {
+        for (int i = 0; i < LIMIT; i++) {
+            submit().post("/api/v1/tasks").then().statusCode(201);
+        }
+        long before = all();
+        submit().post("/api/v1/tasks").then().statusCode(429).contentType("application/problem+json")
+                .header("Retry-After", "10")
+                .body("detail", containsString("API key '" + OWNER + "' has 3 unfinished tasks and may have at most 3"));
+        assertEquals(before, all(), "a refused submission stored a row");
+        assertEquals(LIMIT, unfinished());
+    }
+
+    @Test
+    void aBatchCountsAllItsTasksAndIsRefusedWhole() {
+        submit().post("/api/v1/tasks").then().statusCode(201);
+        long before = all();
+        String three = "{\"tasks\":[" + TASK + "," + TASK + "," + TASK + "]}";
+        given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).contentType("application/json").body(three)
+                .post("/api/v1/tasks/batch").then().statusCode(429).contentType("application/problem+json")
+                .header("Retry-After", "10").body("detail", containsString("the 3 submitted would exceed"));
+        assertEquals(before, all(), "a refused batch stored a row");
+
+        String two = "{\"tasks\":[" + TASK + "," + TASK + "]}";
+        given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).contentType("application/json").body(two)
+                .post("/api/v1/tasks/batch").then().statusCode(200).body("created", is(2));
+        assertEquals(LIMIT, unfinished());
+    }
+
+    @Test
+    void finishedTasksMakeRoomAgain() {
+        for (int i = 0; i < LIMIT; i++) {
+            submit().post("/api/v1/tasks").then().statusCode(201);
+        }
+        submit().post("/api/v1/tasks").then().statusCode(429);
+        Sql.run(db, "update tasks set status = 'CANCELLED' where id = (select id from tasks where owner = ? "
+                + "and status = 'PENDING' limit 1)", OWNER);
+        submit().post("/api/v1/tasks").then().statusCode(201);
+    }
+
+    /** Submissions at once, single and batch: exactly the quota is stored, the rest answered 429. */
+    @Test
+    void theQuotaHoldsExactlyUnderConcurrentSubmissions() throws Exception {
+        int callers = 16;
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> answers = new ArrayList<>();
+            for (int i = 0; i < callers; i++) {
+                boolean batch = i % 4 == 0;
+                answers.add(pool.submit(() -> {
+                    start.await();
+                    return batch
+                            ? given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).contentType("application/json")
+                                    .body("{\"tasks\":[" + TASK + "]}").post("/api/v1/tasks/batch").statusCode()
+                            : submit().post("/api/v1/tasks").statusCode();
+                }));
+            }
+            start.countDown();
+            int stored = 0;
+            for (Future<Integer> answer : answers) {
+                int status = answer.get();
+                if (status == 200 || status == 201) {
+                    stored++;
+                } else {
+                    assertEquals(429, status);
+                }
+            }
+            assertEquals(LIMIT, stored);
+            assertEquals(LIMIT, unfinished());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static RequestSpecification submit() {
+        return given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).contentType("application/json").body(TASK);
+    }
+
+    private long unfinished() {
+        return count("select count(*) from tasks where owner = '" + OWNER + "' and status in "
+                + "('PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED')");
+    }
+
+    private long all() {
+        return count("select count(*) from tasks");
+    }
+
+    private long count(String sql) {
+        return Sql.count(db, sql);
+    }
+}
