@@ -368,9 +368,32 @@ public class TaskTransitions {
 
     /** Extends a claim's processing lease; false if the claim is no longer the task's current one. */
     public boolean heartbeat(Claim claim, Duration lease) {
-        return updateClaimed("update tasks set lease_until = now() + ? * interval '1 millisecond', updated_at = now() "
-                + "where id = ? and status = 'PROCESSING' and attempt = ? and worker = ?", claim,
-                statement -> statement.setLong(1, lease.toMillis())) > 0;
+        return heartbeat(claim, lease, Duration.ZERO);
+    }
+
+    /**
+     * {@link #heartbeat(Claim, Duration)} that waits at most {@code answerWithin} (zero: no limit) for
+     * PostgreSQL's answer once it has a connection: a server or network that stopped answering makes it
+     * fail instead of hang, and the connection is dropped. A statement time-out would not do: PostgreSQL
+     * has to answer its cancel.
+     *
+     * @throws TaskStoreException if PostgreSQL failed or did not answer in time; the lease may or may not
+     *         have been extended
+     */
+    public boolean heartbeat(Claim claim, Duration lease, Duration answerWithin) {
+        return inConnection(connection -> {
+            if (answerWithin.isPositive()) {
+                // Agroal puts the pool's network time-out back when the connection returns to it.
+                connection.setNetworkTimeout(Runnable::run, Math.toIntExact(Math.max(1, answerWithin.toMillis())));
+            }
+            try (PreparedStatement statement = connection.prepareStatement("update tasks set lease_until = now() "
+                    + "+ ? * interval '1 millisecond', updated_at = now() "
+                    + "where id = ? and status = 'PROCESSING' and attempt = ? and worker = ?")) {
+                statement.setLong(1, lease.toMillis());
+                bindClaim(statement, 2, claim);
+                return statement.executeUpdate() > 0;
+            }
+        });
     }
 
     /** PROCESSING → SUCCEEDED for the claim's attempt, with the handler's result (or null). */
@@ -526,11 +549,6 @@ public class TaskTransitions {
         T in(Connection connection) throws SQLException;
     }
 
-    @FunctionalInterface
-    private interface Binder {
-        void bind(PreparedStatement statement) throws SQLException;
-    }
-
     private <T> T inConnection(Work<T> work) {
         try (Connection connection = db.getConnection()) {
             return work.in(connection);
@@ -577,17 +595,6 @@ public class TaskTransitions {
                 statement.setString(2, scope.owner());
                 statement.setString(3, scope.owner());
                 return readTasks(statement).stream().findFirst();
-            }
-        });
-    }
-
-    /** Runs an update whose first parameter {@code bind} sets and whose last three name the claim. */
-    private int updateClaimed(String sql, Claim claim, Binder bind) {
-        return inConnection(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                bind.bind(statement);
-                bindClaim(statement, 2, claim);
-                return statement.executeUpdate();
             }
         });
     }

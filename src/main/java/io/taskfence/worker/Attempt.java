@@ -22,10 +22,12 @@ import io.taskfence.task.TaskTransitions;
 /**
  * One claimed attempt of one task: from its claim a heartbeat extends the processing lease, also while the
  * claim waits for a free worker ({@link #holdLease}); it runs its handler on the calling thread, then
- * records the outcome carrying the claim. If a heartbeat is refused (the task was recovered and handed on)
- * the handler is interrupted, or never started, and nothing more is written. While it runs, the
- * handler's thread and the heartbeat carry {@code taskId} and {@code attempt} in their logging context
- * (MDC), and the handler's run time is timed as {@code taskfence.task.run} (tags type, outcome).
+ * records the outcome carrying the claim. The attempt ends without writing anything more when its lease
+ * is lost: a heartbeat is refused (the task was recovered and handed on), or the lease runs out by this
+ * replica's clock ({@link LeaseDeadline}) while heartbeats fail or hang, since recovery may then hand the
+ * task on. The handler is then interrupted, or never started. While it runs, the handler's thread and
+ * the heartbeat carry {@code taskId} and {@code attempt} in their logging context (MDC), and the
+ * handler's run time is timed as {@code taskfence.task.run} (tags type, outcome).
  */
 final class Attempt {
 
@@ -38,40 +40,66 @@ final class Attempt {
     private final TaskHandlers handlers;
     private final SuccessBatches successes;
     private final RunTimes runTimes;
+    private final LapsedLeases lapsedLeases;
     private final Duration lease;
+    /**
+     * How long a heartbeat waits for PostgreSQL's answer: half the period, so that one that hangs leaves
+     * room for the next within the lease, and holds up the other attempts' heartbeats (one thread) briefly.
+     */
+    private final Duration heartbeatTimeout;
     private final Duration backoffBase;
     private final Duration backoffCap;
+    private final LeaseDeadline deadline;
+    // Guarded by this: the heartbeat, deadline and shutdown threads interrupt, the handler's thread ends.
     private ScheduledFuture<?> heartbeat;
-    // Guarded by this: the heartbeat and shutdown threads interrupt, the handler's thread ends.
+    private ScheduledFuture<?> expiry;
+    private ScheduledExecutorService deadlines;
     private Thread runner;
+    private boolean started;
     private boolean interrupted;
     private boolean lost;
     private boolean handedBack;
+    private boolean recording;
     // Held by a heartbeat while it extends the lease, so that the outcome is recorded only after it: a
     // heartbeat that ran after the outcome would find the claim gone and report the lease lost.
     private final Object leaseGuard = new Object();
     private boolean handlerDone;
 
-    Attempt(Claim claim, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
-            SuccessBatches successes, RunTimes runTimes) {
+    Attempt(Claim claim, long claimSentAtNanos, TaskTransitions transitions, TaskHandlers handlers,
+            TaskfenceConfig config, SuccessBatches successes, RunTimes runTimes, LapsedLeases lapsedLeases) {
         this.claim = claim;
         this.transitions = transitions;
         this.handlers = handlers;
         this.successes = successes;
         this.runTimes = runTimes;
+        this.lapsedLeases = lapsedLeases;
         this.lease = config.worker().lease();
+        this.heartbeatTimeout = Duration.ofMillis(Math.max(1, heartbeatPeriod().toMillis() / 2));
         this.backoffBase = config.retry().backoffBase();
         this.backoffCap = config.retry().backoffCap();
+        this.deadline = new LeaseDeadline(lease, claimSentAtNanos);
     }
 
     UUID taskId() {
         return claim.taskId();
     }
 
-    /** Starts the heartbeat; called once, when the claim commits, before the attempt waits for a worker. */
-    void holdLease(ScheduledExecutorService heartbeats) {
-        long period = Math.max(1, lease.toMillis() / 3);
-        heartbeat = heartbeats.scheduleWithFixedDelay(this::heartbeat, period, period, TimeUnit.MILLISECONDS);
+    private Duration heartbeatPeriod() {
+        return Duration.ofMillis(Math.max(1, lease.toMillis() / 3));
+    }
+
+    /**
+     * Starts the heartbeat, and the timer that gives the attempt up when its lease runs out here; called
+     * once, when the claim commits, before the attempt waits for a worker. The timer has an executor of
+     * its own, whose work never blocks, so that a heartbeat PostgreSQL does not answer cannot delay it.
+     */
+    void holdLease(ScheduledExecutorService heartbeats, ScheduledExecutorService deadlineTimer) {
+        long period = heartbeatPeriod().toMillis();
+        synchronized (this) {
+            deadlines = deadlineTimer;
+            heartbeat = heartbeats.scheduleWithFixedDelay(this::heartbeat, period, period, TimeUnit.MILLISECONDS);
+            scheduleExpiry();
+        }
     }
 
     /** Runs the handler on the calling thread, unless the lease was lost or handed back while it waited. */
@@ -84,21 +112,33 @@ final class Attempt {
         if (handler.isEmpty()) {
             // Another replica (another version) may have it: an ordinary, retried failure.
             String error = "no handler for type '" + claim.type() + "' on this replica";
+            if (!mayRecord()) {
+                stopHeartbeat();
+                return;
+            }
             endLease();
             logFailure(error, transitions.fail(claim, error, false, backoffBase, backoffCap));
             return;
         }
+        boolean mayStart;
         synchronized (this) {
-            if (lost || handedBack) {
-                endLease();
-                LOG.infof("task %s attempt %d: its lease %s while it waited for a worker; not run", claim.taskId(),
-                        claim.attempt(), lost ? "was taken away" : "was handed back");
-                return;
+            if (deadline.passed()) {
+                lapse(); // its expiry timer has not come round yet
             }
-            runner = Thread.currentThread();
+            mayStart = !lost && !handedBack;
+            if (mayStart) {
+                runner = Thread.currentThread();
+                started = true;
+            }
+        }
+        if (!mayStart) {
+            stopHeartbeat();
+            LOG.infof("task %s attempt %d: its lease %s while it waited for a worker; not run", claim.taskId(),
+                    claim.attempt(), isHandedBack() ? "was handed back" : "was lost");
+            return;
         }
         TaskOutcome outcome;
-        long started = System.nanoTime();
+        long startedAt = System.nanoTime();
         try {
             outcome = handler.get().handle(new TaskHandler.Work(claim.taskId(), claim.payload(), claim.attempt()));
             if (outcome == null) {
@@ -109,16 +149,29 @@ final class Attempt {
         } catch (Exception e) {
             outcome = TaskOutcome.failure(e.toString());
         } finally {
-            endLease();
             finish();
         }
-        long ran = System.nanoTime() - started;
-        if (isLostOrHandedBack()) {
+        long ran = System.nanoTime() - startedAt;
+        if (!mayRecord()) {
+            stopHeartbeat();
             timeRun("lost", ran);
-            return; // the task is someone else's now: any write would be refused
+            return; // the task is, or may now be, someone else's: nothing more is written for this attempt
         }
+        endLease();
         timeRun(outcomeName(outcome), ran);
         record(outcome);
+    }
+
+    /**
+     * Whether the handler's outcome is this attempt's to write: not if the lease was lost or handed back, nor
+     * if it ran out here while the handler ran (the expiry timer may not have come round yet).
+     */
+    private synchronized boolean mayRecord() {
+        if (deadline.passed()) {
+            lapse();
+        }
+        recording = !lost && !handedBack;
+        return recording;
     }
 
     private void record(TaskOutcome outcome) {
@@ -148,10 +201,16 @@ final class Attempt {
 
     /** Stops the heartbeat before the outcome is recorded (which ends the lease), and waits for one running. */
     private void endLease() {
-        heartbeat.cancel(false);
+        stopHeartbeat();
         synchronized (leaseGuard) {
             handlerDone = true;
         }
+    }
+
+    /** Stops the heartbeat and the expiry timer; a heartbeat already running is not waited for. */
+    private synchronized void stopHeartbeat() {
+        heartbeat.cancel(false);
+        expiry.cancel(false);
     }
 
     /** A failed attempt is worth a line: which task, which attempt, why, and whether it will be retried. */
@@ -188,24 +247,75 @@ final class Attempt {
 
     private void extendLease() {
         synchronized (leaseGuard) {
-            if (handlerDone) {
-                return; // the outcome is being recorded, which ends the lease
+            if (handlerDone || isLost()) {
+                return; // the outcome is being recorded, which ends the lease; or the lease is gone
             }
+            long sentAt = System.nanoTime();
             try {
-                if (!transitions.heartbeat(claim, lease)) {
+                if (transitions.heartbeat(claim, lease, heartbeatTimeout)) {
+                    deadline.extendFrom(sentAt);
+                    synchronized (this) {
+                        if (!lost && !handedBack && !recording) {
+                            scheduleExpiry();
+                        }
+                    }
+                } else {
                     LOG.warnf("task %s attempt %d: the processing lease was taken away; cancelling the handler",
                             claim.taskId(), claim.attempt());
                     interrupt(false);
                 }
             } catch (RuntimeException e) {
-                // PostgreSQL did not answer: try again; if the lease runs out, recovery hands the task on.
-                LOG.warnf("task %s: heartbeat failed: %s", claim.taskId(), e.getMessage());
+                // PostgreSQL did not answer: try again while the lease lasts; the expiry timer ends it here.
+                LOG.warnf("task %s: heartbeat failed: %s; the lease runs out here in %d ms", claim.taskId(),
+                        e.getMessage(), Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline.nanosLeft())));
             }
         }
     }
 
-    /** At shutdown, for a handler that did not finish in time: back to PENDING, without using an attempt. */
+    /** Guarded by this: (re)arms the timer for the lease's current end here. */
+    private void scheduleExpiry() {
+        if (expiry != null) {
+            expiry.cancel(false);
+        }
+        expiry = deadlines.schedule(this::expire, Math.max(0, deadline.nanosLeft()), TimeUnit.NANOSECONDS);
+    }
+
+    /** Runs on the deadline timer when the lease's end here has come, unless a heartbeat extended it since. */
+    private void expire() {
+        inLogContext(() -> {
+            synchronized (this) {
+                if (deadline.passed()) {
+                    lapse();
+                }
+            }
+        });
+    }
+
+    /**
+     * Guarded by this: gives the attempt up because its lease ran out here without a heartbeat PostgreSQL
+     * confirmed. Recovery may hand the task on from the lease's end there, so the handler must stop first.
+     */
+    private void lapse() {
+        if (lost || handedBack || recording) {
+            return;
+        }
+        lapsedLeases.count(claim.type(), started);
+        LOG.warnf("task %s attempt %d: its processing lease ran out here while PostgreSQL confirmed no heartbeat; %s",
+                claim.taskId(), claim.attempt(), !started ? "it will not run"
+                        : runner != null ? "cancelling the handler" : "its outcome is not recorded");
+        heartbeat.cancel(false);
+        interrupt(false);
+    }
+
+    /**
+     * At shutdown, for a handler that did not finish in time: back to PENDING, without using an attempt. A
+     * lost lease is not handed back: the task is no longer this attempt's.
+     */
     void handBack() {
+        if (isLost()) {
+            interrupt(true);
+            return;
+        }
         try {
             transitions.later(claim, Duration.ZERO);
         } finally {
@@ -225,8 +335,12 @@ final class Attempt {
         }
     }
 
-    private synchronized boolean isLostOrHandedBack() {
-        return lost || handedBack;
+    private synchronized boolean isLost() {
+        return lost;
+    }
+
+    private synchronized boolean isHandedBack() {
+        return handedBack;
     }
 
     /** Called on the handler's thread when it is done; clears an interrupt this attempt caused. */

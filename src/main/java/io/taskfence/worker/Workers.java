@@ -50,6 +50,7 @@ public class Workers {
     private final TaskHandlers handlers;
     private final TaskfenceConfig config;
     private final RunTimes runTimes;
+    private final LapsedLeases lapsedLeases;
     private final String consumer;
     private final Semaphore slots;
     /**
@@ -70,6 +71,8 @@ public class Workers {
     private final Set<Attempt> claimedHere = ConcurrentHashMap.newKeySet();
     private ExecutorService pool;
     private ScheduledExecutorService heartbeats;
+    /** Ends attempts whose lease ran out here; apart from the heartbeats, which can wait on PostgreSQL. */
+    private ScheduledExecutorService leaseDeadlines;
     private SuccessBatches successes;
     private volatile Thread reader;
     private volatile boolean stopping;
@@ -82,6 +85,7 @@ public class Workers {
         this.handlers = handlers;
         this.config = config;
         this.runTimes = new RunTimes(metrics);
+        this.lapsedLeases = new LapsedLeases(metrics);
         this.consumer = settings.replicaId() + "/" + UUID.randomUUID().toString().substring(0, 8);
         this.slots = new Semaphore(config.worker().concurrency() + config.worker().claimAhead());
         this.refillAt = Math.max(1, config.worker().claimAhead());
@@ -100,6 +104,10 @@ public class Workers {
         // worth of dead entries.
         beats.setRemoveOnCancelPolicy(true);
         heartbeats = beats;
+        ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().name("task-lease-deadline").daemon().factory());
+        deadlines.setRemoveOnCancelPolicy(true); // re-armed at every heartbeat
+        leaseDeadlines = deadlines;
         successes = new SuccessBatches(transitions);
         reader = Thread.ofPlatform().name("task-reader").start(this::readUntilStopped);
         LOG.infof("workers started: consumer %s, %d at once, %d claimed ahead", consumer,
@@ -129,6 +137,7 @@ public class Workers {
                 }
                 int free = refillAt + slots.drainPermits();
                 List<Claim> claimed = List.of();
+                long claimSentAt = 0;
                 try {
                     List<Message> messages;
                     if (System.nanoTime() - nextReclaim >= 0) {
@@ -137,13 +146,15 @@ public class Workers {
                     } else {
                         messages = queue.read(consumer, free, readBlock);
                     }
+                    claimSentAt = System.nanoTime(); // the claims' leases count from here on this replica
                     claimed = claim(messages);
                 } finally {
                     slots.release(free - claimed.size()); // the slots no claim took
                 }
                 for (Claim claim : claimed) {
-                    Attempt attempt = new Attempt(claim, transitions, handlers, config, successes, runTimes);
-                    attempt.holdLease(heartbeats);
+                    Attempt attempt = new Attempt(claim, claimSentAt, transitions, handlers, config, successes,
+                            runTimes, lapsedLeases);
+                    attempt.holdLease(heartbeats, leaseDeadlines);
                     claimedHere.add(attempt);
                     pool.execute(() -> runThenFreeSlot(attempt));
                 }
@@ -236,6 +247,7 @@ public class Workers {
         } finally {
             closeQuietly(successes);
             heartbeats.shutdownNow();
+            leaseDeadlines.shutdownNow();
         }
     }
 

@@ -13,13 +13,16 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Makes a real server answer on another port: every connection to {@code 127.0.0.1:listenPort} is piped to
  * {@code 127.0.0.1:targetPort}. Closing it drops every connection and stops listening, as a server that went
- * down would; opening a new one on the same port brings the server back.
+ * down would; opening a new one on the same port brings the server back. {@link #stall()} makes the path
+ * stop delivering instead, as a network partition does: calls hang rather than fail.
  */
 public final class TcpForwarder implements AutoCloseable {
 
     private final ServerSocket listener;
     private final int targetPort;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    // Guarded by this.
+    private boolean stalled;
 
     private TcpForwarder(ServerSocket listener, int targetPort) {
         this.listener = listener;
@@ -55,10 +58,42 @@ public final class TcpForwarder implements AutoCloseable {
         }
     }
 
+    /**
+     * From now on no byte passes in either direction, and new connections are accepted but get no answer;
+     * every connection stays open. What a client sends meanwhile waits for {@link #resume()}.
+     */
+    public synchronized void stall() {
+        stalled = true;
+    }
+
+    /**
+     * Passes bytes again. A connection that sent something during the stall is dropped, and what it sent is
+     * lost, as if the partition had outlasted its time-outs; the connections that stayed idle carry on.
+     */
+    public synchronized void resume() {
+        stalled = false;
+        notifyAll();
+    }
+
+    /** Waits while stalled; false if it had to wait (the bytes in hand are then dropped with the connection). */
+    private synchronized boolean awaitFlowing() throws InterruptedException {
+        if (!stalled) {
+            return true;
+        }
+        while (stalled) {
+            wait();
+        }
+        return false;
+    }
+
     private void pipe(Socket from, Socket to) {
+        byte[] buffer = new byte[8192];
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-            in.transferTo(out);
-        } catch (IOException e) {
+            for (int read = in.read(buffer); read >= 0 && awaitFlowing(); read = in.read(buffer)) {
+                out.write(buffer, 0, read);
+                out.flush();
+            }
+        } catch (IOException | InterruptedException e) {
             // one side closed
         } finally {
             closeQuietly(from);
@@ -68,6 +103,7 @@ public final class TcpForwarder implements AutoCloseable {
 
     @Override
     public void close() {
+        resume(); // wakes the pipes that wait, so that they end with their sockets
         closeQuietly(listener);
         sockets.forEach(TcpForwarder::closeQuietly);
     }
