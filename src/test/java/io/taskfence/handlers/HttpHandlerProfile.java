@@ -29,7 +29,7 @@ public final class HttpHandlerProfile implements QuarkusTestProfile {
                         "http://" + ScriptedHostResolver.MAPPED,
                         "http://" + ScriptedHostResolver.PUBLIC,
                         "http://nowhere.test")),
-                "taskfence.http.timeout", "1s");
+                "taskfence.http.timeout", HttpHandlerTest.TIMEOUT.toMillis() + "ms");
     }
 
     @Override
