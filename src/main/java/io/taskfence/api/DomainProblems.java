@@ -1,5 +1,7 @@
 package io.taskfence.api;
 
+import java.util.Optional;
+
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
 
@@ -25,12 +27,12 @@ final class DomainProblems {
 
     @ServerExceptionMapper
     Response invalidCursor(InvalidCursorException e) {
-        return Problem.of(Status.BAD_REQUEST, e.getMessage()).toResponse();
+        return Problems.invalid("query", "after", e.getMessage()).problem().toResponse();
     }
 
     @ServerExceptionMapper
     Response idempotencyKeyReused(IdempotencyKeyReusedException e) {
-        return Problem.unprocessable(e.reused().detail("Idempotency-Key")).toResponse();
+        return Problem.unprocessable(e.reused().detail("Idempotency-Key")).withField("Idempotency-Key").toResponse();
     }
 
     /** Nothing was stored; the client may try again once some of its tasks have finished. */
@@ -40,9 +42,19 @@ final class DomainProblems {
                 .header("Retry-After", QUOTA_RETRY_AFTER_SECONDS).build();
     }
 
-    /** The database failed: nothing was changed, and the client may try again. */
+    /**
+     * The database failed: nothing was changed, and the client may try again. Unless it refused a value of
+     * the request: the checks at the edge should have refused it first (logged, as a gap in them), and
+     * trying again would not help.
+     */
     @ServerExceptionMapper
     Response storeUnavailable(TaskStoreException e) {
+        Optional<String> refused = e.refusedValue();
+        if (refused.isPresent()) {
+            LOG.warn("PostgreSQL refused a value of a request that passed the API's checks", e);
+            return Problem.of(Status.BAD_REQUEST, "the database refused a value of the request: " + refused.get()
+                    + "; nothing was changed").toResponse();
+        }
         LOG.warn("PostgreSQL failed a request", e);
         return unavailable("the task database did not answer; nothing was changed, try again shortly");
     }

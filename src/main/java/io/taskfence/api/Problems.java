@@ -1,5 +1,7 @@
 package io.taskfence.api;
 
+import java.util.List;
+
 import jakarta.ws.rs.core.Response.Status;
 
 /** The problems the resources raise themselves. */
@@ -12,7 +14,20 @@ final class Problems {
         return new ProblemException(Problem.of(status, detail));
     }
 
-    static ProblemException unprocessable(String detail) {
-        return new ProblemException(Problem.unprocessable(detail));
+    /**
+     * A parameter ({@code in} "query" or "header") refused as Bean Validation's violations are answered, so
+     * that every bad one names itself the same way.
+     */
+    static ProblemException invalid(String in, String name, String message) {
+        return new ProblemException(Problem.invalid(List.of(new Problem.Violation(name, in, message))));
+    }
+
+    /** A problem with one field of the body, named in the problem's {@code field}. */
+    static ProblemException about(String field, Status status, String detail) {
+        return new ProblemException(Problem.of(status, detail).withField(field));
+    }
+
+    static ProblemException unprocessable(String field, String detail) {
+        return new ProblemException(Problem.unprocessable(detail).withField(field));
     }
 }

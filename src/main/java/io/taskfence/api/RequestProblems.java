@@ -56,8 +56,8 @@ final class RequestProblems {
 
     @ServerExceptionMapper(priority = FIRST)
     Response refusedByJaxRs(WebApplicationException e, ContainerRequestContext request) {
-        if (e.getCause() instanceof MismatchedInputException mismatched) {
-            return mismatched(mismatched);
+        if (e.getCause() instanceof JsonMappingException mismatched) {
+            return unfitting(mismatched);
         }
         if (e.getCause() instanceof JsonProcessingException json) {
             return unreadable(json);
@@ -85,9 +85,22 @@ final class RequestProblems {
         return Problem.of(Status.BAD_REQUEST, "the body is not valid JSON: " + what + where).toResponse();
     }
 
-    /** Valid JSON that does not fit: a field of the wrong type, or one the API does not know. */
+    /**
+     * JSON that does not fit: a field of the wrong type or out of its type's range, one the API does not
+     * know, or a value Jackson refuses inside a field (a duplicate key, too deep).
+     */
     @ServerExceptionMapper(priority = FIRST)
-    Response mismatched(MismatchedInputException e) {
+    Response mismatched(JsonMappingException e) {
+        return unfitting(e);
+    }
+
+    /** Ahead of quarkus-rest-jackson's own mapper for this type, which answers with a body of its own. */
+    @ServerExceptionMapper(priority = FIRST)
+    Response mismatchedInput(MismatchedInputException e) {
+        return unfitting(e);
+    }
+
+    private Response unfitting(JsonMappingException e) {
         String field = jsonPath(e.getPath());
         if (e instanceof UnrecognizedPropertyException unknown) {
             String known = unknown.getKnownPropertyIds() == null ? ""
@@ -96,11 +109,17 @@ final class RequestProblems {
             return Problem.of(Status.BAD_REQUEST, "unknown field '" + field + "'" + known).withField(field).toResponse();
         }
         if (field.isEmpty()) {
-            return Problem.of(Status.BAD_REQUEST, "the body must be a JSON object: " + e.getOriginalMessage())
-                    .toResponse();
+            return e instanceof MismatchedInputException
+                    ? Problem.of(Status.BAD_REQUEST, "the body must be a JSON object: " + plain(e)).toResponse()
+                    : unreadable(e);
         }
-        return Problem.of(Status.BAD_REQUEST, "'" + field + "' cannot be read: " + e.getOriginalMessage())
-                .withField(field).toResponse();
+        return Problem.of(Status.BAD_REQUEST, "'" + field + "' cannot be read: " + plain(e)).withField(field)
+                .toResponse();
+    }
+
+    /** Jackson's message without its advice on configuring Jackson, which is for us, not the client. */
+    private static String plain(JsonMappingException e) {
+        return e.getOriginalMessage().replaceAll("\\s*\\(but (could|might) if coercion [^)]*\\)", "");
     }
 
     @ServerExceptionMapper(priority = FIRST)

@@ -1,5 +1,6 @@
 package io.taskfence.api;
 
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,6 +43,8 @@ final class SubmissionChecks {
      */
     static final Instant EARLIEST = Instant.EPOCH;
     static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
+    /** Jackson's longest number (StreamReadConstraints), which a payload read back from PostgreSQL must fit. */
+    static final int MAX_NUMBER_DIGITS = 1000;
 
     private final TaskHandlers handlers;
     private final TaskfenceConfig config;
@@ -71,34 +74,44 @@ final class SubmissionChecks {
             violations.sort(Comparator.comparing(Problem.Violation::field));
             throw new ProblemException(Problem.invalid(violations));
         }
-        return newTask(item.task(), item.idempotencyKey());
+        try {
+            return newTask(item.task(), item.idempotencyKey());
+        } catch (ProblemException refused) {
+            Problem problem = refused.problem();
+            throw problem.field() == null ? refused : new ProblemException(problem.withField(at + "." + problem.field()));
+        }
     }
 
-    /** The checks after Bean Validation: the payload, the type's handler, the times; the task to store. */
+    /**
+     * The checks after Bean Validation: the payload, the type's handler, the times; the task to store. A
+     * refusal names the field to blame in its {@code field}.
+     */
     NewTask newTask(SubmitRequest body, String idempotencyKey) {
         if (!body.payload().isObject()) {
-            throw Problems.of(Status.BAD_REQUEST, "payload must be a JSON object, not " + body.payload().getNodeType());
+            throw Problems.about("payload", Status.BAD_REQUEST, "payload must be a JSON object, not "
+                    + body.payload().getNodeType());
         }
-        // jsonb cannot hold U+0000; PostgreSQL would refuse the insert (a 503, and the whole batch).
-        nulAt(body.payload(), "payload").ifPresent(at -> {
-            throw Problems.of(Status.BAD_REQUEST, "payload must not contain the character U+0000 (" + at + ")");
+        // What PostgreSQL would refuse (a 503 before, and the whole batch) or store as something else.
+        unstorable(body.payload(), "payload").ifPresent(problem -> {
+            throw Problems.about("payload", Status.BAD_REQUEST, "payload must not contain " + problem);
         });
         int payloadBytes = body.payload().toString().getBytes(StandardCharsets.UTF_8).length;
         if (payloadBytes > MAX_PAYLOAD_BYTES) {
-            throw Problems.of(Status.REQUEST_ENTITY_TOO_LARGE,
+            throw Problems.about("payload", Status.REQUEST_ENTITY_TOO_LARGE,
                     "payload is " + payloadBytes + " bytes of JSON; at most " + MAX_PAYLOAD_BYTES + " are accepted");
         }
-        TaskHandler handler = handlers.forType(body.type()).orElseThrow(() -> Problems.unprocessable(
+        TaskHandler handler = handlers.forType(body.type()).orElseThrow(() -> Problems.unprocessable("type",
                 "no handler for task type '" + body.type() + "'; registered types: " + handlers.types()));
         // A payload its handler can never run would only become a DEAD task later; say so now instead.
         List<String> problems = handler.payloadProblems((ObjectNode) body.payload());
         if (!problems.isEmpty()) {
-            throw Problems.unprocessable("payload of a '" + body.type() + "' task: " + String.join("; ", problems));
+            throw Problems.unprocessable("payload",
+                    "payload of a '" + body.type() + "' task: " + String.join("; ", problems));
         }
         inRange("runAt", body.runAt());
         inRange("deadline", body.deadline());
         if (body.deadline() != null && body.runAt() != null && !body.deadline().isAfter(body.runAt())) {
-            throw Problems.of(Status.BAD_REQUEST, "deadline must be after runAt");
+            throw Problems.about("deadline", Status.BAD_REQUEST, "deadline must be after runAt");
         }
         return new NewTask(body.type(), (ObjectNode) body.payload(),
                 Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
@@ -107,19 +120,32 @@ final class SubmissionChecks {
 
     private static void inRange(String field, Instant value) {
         if (value != null && (value.isBefore(EARLIEST) || value.isAfter(LATEST))) {
-            throw Problems.of(Status.BAD_REQUEST, field + " must be between " + EARLIEST + " and " + LATEST + ", not "
+            throw Problems.about(field, Status.BAD_REQUEST, field + " must be between " + EARLIEST + " and " + LATEST + ", not "
                     + value);
         }
     }
 
-    /** Where the first U+0000 in a string or an object key under {@code value} is, e.g. "at payload.a[2]". */
-    private static Optional<String> nulAt(JsonNode value, String path) {
+    /**
+     * The first value under {@code value} that jsonb cannot hold as sent, and where it is (e.g. "at
+     * payload.a[2]"): U+0000 in a string or key (jsonb refuses it), an unpaired surrogate (the driver would
+     * store '?' instead), a number of more than {@value #MAX_NUMBER_DIGITS} digits written out (PostgreSQL
+     * keeps 1e400 as 401 digits, and Jackson reads no longer number back).
+     */
+    private static Optional<String> unstorable(JsonNode value, String path) {
         if (value.isTextual()) {
-            return value.textValue().indexOf('\0') >= 0 ? Optional.of("at " + path) : Optional.empty();
+            return unstorableText(value.textValue()).map(what -> what + " (at " + path + ")");
+        }
+        if (value.isBigDecimal()) {
+            // Counted, not written out: 1e2147483647 would be two billion digits.
+            BigDecimal number = value.decimalValue();
+            long scale = number.scale();
+            long digits = scale <= 0 ? number.precision() - scale : Math.max(number.precision(), scale + 1);
+            return digits <= MAX_NUMBER_DIGITS ? Optional.empty() : Optional.of("a number of more than "
+                    + MAX_NUMBER_DIGITS + " digits written out (" + digits + " at " + path + ")");
         }
         if (value.isArray()) {
             for (int i = 0; i < value.size(); i++) {
-                Optional<String> found = nulAt(value.get(i), path + "[" + i + "]");
+                Optional<String> found = unstorable(value.get(i), path + "[" + i + "]");
                 if (found.isPresent()) {
                     return found;
                 }
@@ -127,13 +153,29 @@ final class SubmissionChecks {
         }
         if (value.isObject()) {
             for (Map.Entry<String, JsonNode> field : value.properties()) {
-                if (field.getKey().indexOf('\0') >= 0) {
-                    return Optional.of("in a key of " + path);
+                Optional<String> key = unstorableText(field.getKey());
+                if (key.isPresent()) {
+                    return Optional.of(key.get() + " (in a key of " + path + ")");
                 }
-                Optional<String> found = nulAt(field.getValue(), path + "." + field.getKey());
+                Optional<String> found = unstorable(field.getValue(), path + "." + field.getKey());
                 if (found.isPresent()) {
                     return found;
                 }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String> unstorableText(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\0') {
+                return Optional.of("the character U+0000");
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return Optional.of(String.format("an unpaired surrogate (U+%04X)", (int) c));
             }
         }
         return Optional.empty();

@@ -19,6 +19,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
@@ -51,6 +52,7 @@ import io.taskfence.task.TaskTransitions;
 public class TaskResource {
 
     static final int MAX_PAGE = 500;
+    private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
     private final TaskTransitions transitions;
     private final GroupedSubmissions submissions;
@@ -73,9 +75,13 @@ public class TaskResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     public Response submit(@NotNull(message = SubmissionChecks.NOT_A_TASK) @Valid SubmitRequest body,
-            @HeaderParam("Idempotency-Key") @Pattern(regexp = SubmissionChecks.IDEMPOTENCY_KEY,
+            @HeaderParam(IDEMPOTENCY_KEY) @Pattern(regexp = SubmissionChecks.IDEMPOTENCY_KEY,
                     message = SubmissionChecks.IDEMPOTENCY_KEY_RULE) String idempotencyKey,
-            UriInfo uri) {
+            HttpHeaders headers, UriInfo uri) {
+        // JAX-RS hands an empty header over as none; a client that sent one meant a key, so it is refused.
+        if (idempotencyKey == null && headers.getHeaderString(IDEMPOTENCY_KEY) != null) {
+            throw Problems.invalid("header", IDEMPOTENCY_KEY, SubmissionChecks.IDEMPOTENCY_KEY_RULE);
+        }
         Submission submission = submissions.submit(checks.newTask(body, idempotencyKey).ownedBy(caller().name()));
         Task task = submission.task();
         if (submission.created()) {
@@ -121,7 +127,8 @@ public class TaskResource {
             items[index] = switch (outcomes.get(i)) {
                 case Submission submission -> new BatchAnswer.Item(index,
                         (submission.created() ? Status.CREATED : Status.OK).getStatusCode(), submission.task(), null);
-                case ReusedKey reused -> refused(index, Problem.unprocessable(reused.detail("idempotencyKey")), uri);
+                case ReusedKey reused -> refused(index, Problem.unprocessable(reused.detail("idempotencyKey"))
+                        .withField("tasks[" + index + "].idempotencyKey"), uri);
                 case OverQuota refused -> throw new IllegalStateException("a batch's quota refuses all its tasks or none");
             };
             created |= items[index].status() == Status.CREATED.getStatusCode();
@@ -172,33 +179,36 @@ public class TaskResource {
 
     // Parameters are parsed here rather than by JAX-RS, which answers a bad one with a bare 404.
 
+    /** An id in UUID's canonical form (any case) only: UUID.fromString also takes "1-2-3-4-5". */
     private static UUID taskId(String id) {
         try {
-            return UUID.fromString(id);
+            UUID parsed = UUID.fromString(id);
+            if (parsed.toString().equalsIgnoreCase(id)) {
+                return parsed;
+            }
         } catch (IllegalArgumentException e) {
-            throw notFound(id);
+            // answered below
         }
+        throw notFound(id);
     }
 
     private static TaskStatus status(String status) {
         try {
             return TaskStatus.valueOf(status);
         } catch (IllegalArgumentException e) {
-            throw Problems.of(Status.BAD_REQUEST, "status must be one of " + Arrays.toString(TaskStatus.values())
-                    + ", not '" + status + "'");
+            throw Problems.invalid("query", "status", "must be one of " + Arrays.toString(TaskStatus.values()) + ", not '" + status + "'");
         }
     }
 
+    /** ASCII digits only: Integer.parseInt also takes "+5" and other scripts' digits. */
     private static int limit(String limit) {
-        try {
+        if (limit.matches("[0-9]{1,3}")) {
             int value = Integer.parseInt(limit);
             if (value >= 1 && value <= MAX_PAGE) {
                 return value;
             }
-        } catch (NumberFormatException e) {
-            // answered below
         }
-        throw Problems.of(Status.BAD_REQUEST, "limit must be a whole number from 1 to " + MAX_PAGE + ", not '" + limit + "'");
+        throw Problems.invalid("query", "limit", "must be a whole number from 1 to " + MAX_PAGE + ", not '" + limit + "'");
     }
 
     /** The transition lost: say why, from the task's state now (it may have moved on already). */

@@ -4,6 +4,6 @@ package io.taskfence.task;
 public final class InvalidCursorException extends RuntimeException {
 
     InvalidCursorException(String cursor) {
-        super("'after' is not a cursor from an earlier page's 'next': " + cursor);
+        super("must be the 'next' of an earlier page; '" + cursor + "' is not a cursor this service made");
     }
 }

@@ -139,8 +139,15 @@ public class TaskQueries {
         }
     }
 
-    /** A position in the newest-first order: the last task of a page. Opaque to clients. */
+    /**
+     * A position in the newest-first order: the last task of a page. Opaque to clients, and only the form
+     * {@link #encode} writes is read back: anything else is not a position (and a creation time outside
+     * the years PostgreSQL and {@link Timestamp} hold would fail the query instead of being refused).
+     */
     private record Cursor(Instant createdAt, UUID id) {
+
+        private static final Instant EARLIEST = Instant.EPOCH;
+        private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999999Z");
 
         String encode() {
             String plain = createdAt.getEpochSecond() + "." + createdAt.getNano() + "." + id;
@@ -148,13 +155,18 @@ public class TaskQueries {
         }
 
         static Cursor parse(String encoded) {
+            Cursor cursor;
             try {
                 String[] parts = new String(Base64.getUrlDecoder().decode(encoded), StandardCharsets.UTF_8).split("\\.", 3);
-                return new Cursor(Instant.ofEpochSecond(Long.parseLong(parts[0]), Long.parseLong(parts[1])),
+                cursor = new Cursor(Instant.ofEpochSecond(Long.parseLong(parts[0]), Long.parseLong(parts[1])),
                         UUID.fromString(parts[2]));
             } catch (RuntimeException e) {
                 throw new InvalidCursorException(encoded);
             }
+            if (cursor.createdAt.isBefore(EARLIEST) || cursor.createdAt.isAfter(LATEST) || !cursor.encode().equals(encoded)) {
+                throw new InvalidCursorException(encoded);
+            }
+            return cursor;
         }
     }
 }
