@@ -27,6 +27,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.api.RawApi.Answer;
 import io.taskfence.api.RawApi.Request;
 import io.taskfence.task.Sql;
+import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 
 /**
@@ -243,9 +244,9 @@ class NastyInputsTest {
                 Arguments.of(get(TASKS + "/%00"), 404, null),
                 Arguments.of(get(TASKS + "/%F0%9F%98%80"), 404, null),
                 Arguments.of(get(TASKS + "/" + "f".repeat(3000)), 404, null),
-                Arguments.of(post(TASKS + "/1-1-1-1-1/cancel", null, null).with("Authorization", "Bearer test-admin-key"), 404,
+                Arguments.of(post(TASKS + "/1-1-1-1-1/cancel", null, null).with("Authorization", "Bearer " + ApiKeysForTests.ADMIN_KEY), 404,
                         null),
-                Arguments.of(post(TASKS + "/%20/retry", null, null).with("Authorization", "Bearer test-admin-key"), 404, null));
+                Arguments.of(post(TASKS + "/%20/retry", null, null).with("Authorization", "Bearer " + ApiKeysForTests.ADMIN_KEY), 404, null));
     }
 
     @ParameterizedTest(name = "{0}")
