@@ -16,7 +16,8 @@ import io.taskfence.TaskfenceConfig;
 final class KeyRules {
 
     /** Lower-case letters and digits only, so that the environment form TASKFENCE_AUTH_KEYS_<NAME>_SECRET is unambiguous. */
-    static final Pattern NAME = Pattern.compile("[a-z0-9]{1,32}");
+    static final String NAME_PATTERN = "[a-z0-9]{1,32}";
+    static final Pattern NAME = Pattern.compile(NAME_PATTERN);
     static final int MIN_PROD_SECRET = 32;
     static final List<String> ROLES = List.of(Roles.SUBMIT, Roles.ADMIN);
     /** Words that mark a value written to be replaced, as templates and examples write them. */

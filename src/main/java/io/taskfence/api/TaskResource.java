@@ -158,7 +158,8 @@ public class TaskResource {
                     message = "must match [a-z0-9][a-z0-9._-]{0,63}") String type,
             @QueryParam("limit") @DefaultValue("50") String limit,
             @QueryParam("after") String after,
-            @QueryParam("owner") String owner) {
+            @QueryParam("owner") @Pattern(regexp = KeyRules.NAME_PATTERN,
+                    message = "must be an API key's name: " + KeyRules.NAME_PATTERN) String owner) {
         return queries.page(caller().scope(), owner, status == null ? null : status(status), type, limit(limit), after);
     }
 

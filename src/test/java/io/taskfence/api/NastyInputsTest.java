@@ -225,6 +225,9 @@ class NastyInputsTest {
                 Arguments.of(get(TASKS + "?limit=1.5"), 400, "limit"),
                 Arguments.of(get(TASKS + "?limit=%2B5"), 400, "limit"),
                 Arguments.of(get(TASKS + "?limit=%D9%A3"), 400, "limit"), // ARABIC-INDIC DIGIT THREE
+                Arguments.of(get(TASKS + "?owner=Billing"), 400, "owner"),
+                Arguments.of(get(TASKS + "?owner=a%00b"), 400, "owner"),
+                Arguments.of(get(TASKS + "?owner=" + "a".repeat(33)), 400, "owner"),
                 Arguments.of(get(TASKS + "?limit=99999999999999999999"), 400, "limit"),
                 Arguments.of(get(TASKS + "?after=%25%25"), 400, "after"),
                 Arguments.of(get(TASKS + "?after=" + cursor("1.2.3")), 400, "after"),
