@@ -75,6 +75,11 @@ public final class FencedLease implements AutoCloseable {
         return !ended && System.nanoTime() - validUntilNanos < 0;
     }
 
+    /** Whether the lease's end by this replica's clock has passed, whatever became of it since. */
+    boolean endPassed() {
+        return System.nanoTime() - validUntilNanos >= 0;
+    }
+
     /**
      * Extends the lease by its full length if this holder still holds it.
      *

@@ -147,8 +147,8 @@ public class FencedLocks {
         if (watchdog != null && (watchdog.lost() || !heldToTheEnd)) {
             if (!watchdog.lost()) {
                 // The job ended before the watchdog noticed (e.g. the whole replica was paused past the lease).
-                LOG.warnf("lock %s (token %d) was lost: another holder had it when the job ended%s", name,
-                        held.token(), failure == null ? "" : "; the job failed meanwhile: " + failure);
+                LOG.warnf("lock %s (token %d) was lost: another holder had it, or its lease had run out, when the job "
+                        + "ended%s", name, held.token(), failure == null ? "" : "; the job failed meanwhile: " + failure);
             } else if (failure != null) {
                 LOG.debugf(failure, "job under lock %s stopped after its lease was lost", name);
             }
@@ -203,13 +203,19 @@ public class FencedLocks {
     }
 
     /** Releases the lease; false if the lock was no longer this lease's, true if released (or unknown). */
+    /**
+     * True if the lease was released, or held to the job's end. When Redis does not answer, the lease's end by
+     * this replica's clock, as it is once the release has failed, decides: a replica woken from a pause past
+     * its lease (SIGSTOP) often finds Redis slow to answer, and another holder may have the lock by then.
+     */
     private static boolean releaseQuietly(FencedLease lease) {
         try {
             return lease.release();
         } catch (LockUnavailableException e) {
-            LOG.warnf("could not release lock %s (token %d); it ends with its lease: %s", lease.name(),
-                    lease.token(), e.getMessage());
-            return true;
+            boolean ranOut = lease.endPassed();
+            LOG.warnf("could not release lock %s (token %d); it ends with its lease%s: %s", lease.name(),
+                    lease.token(), ranOut ? ", which has run out: another holder may have it" : "", e.getMessage());
+            return !ranOut;
         }
     }
 
