@@ -3,7 +3,9 @@ package io.taskfence.api;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 import jakarta.annotation.security.RolesAllowed;
@@ -37,6 +39,7 @@ import io.taskfence.task.ReusedKey;
 import io.taskfence.task.Submission;
 import io.taskfence.task.Submitted;
 import io.taskfence.task.Task;
+import io.taskfence.task.TaskField;
 import io.taskfence.task.TaskPage;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
@@ -51,7 +54,7 @@ import io.taskfence.task.TaskTransitions;
 @SecurityRequirement(name = "apiKey")
 public class TaskResource {
 
-    static final int MAX_PAGE = 500;
+    static final int MAX_PAGE = 100;
     private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
     private final TaskTransitions transitions;
@@ -149,7 +152,8 @@ public class TaskResource {
 
     /**
      * Newest first; {@code next} is the {@code after} of the following page. {@code owner} narrows to one key's
-     * tasks; a submit key sees its own whatever it asks for.
+     * tasks; a submit key sees its own whatever it asks for. Payloads and results, up to 64 KiB each, are left out
+     * unless {@code fields} names them.
      */
     @GET
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
@@ -159,8 +163,10 @@ public class TaskResource {
             @QueryParam("limit") @DefaultValue("50") String limit,
             @QueryParam("after") String after,
             @QueryParam("owner") @Pattern(regexp = KeyRules.NAME_PATTERN,
-                    message = "must be an API key's name: " + KeyRules.NAME_PATTERN) String owner) {
-        return queries.page(caller().scope(), owner, status == null ? null : status(status), type, limit(limit), after);
+                    message = "must be an API key's name: " + KeyRules.NAME_PATTERN) String owner,
+            @QueryParam("fields") String fields) {
+        return queries.page(caller().scope(), owner, status == null ? null : status(status), type, limit(limit), after,
+                fields(fields));
     }
 
     @POST
@@ -210,6 +216,26 @@ public class TaskResource {
             }
         }
         throw Problems.invalid("query", "limit", "must be a whole number from 1 to " + MAX_PAGE + ", not '" + limit + "'");
+    }
+
+    /** A comma-separated list of {@code payload} and {@code result}, each at most once; empty (JAX-RS: null) asks for neither. */
+    private static Set<TaskField> fields(String fields) {
+        Set<TaskField> asked = EnumSet.noneOf(TaskField.class);
+        if (fields == null) {
+            return asked;
+        }
+        for (String name : fields.split(",", -1)) {
+            TaskField field = switch (name) {
+                case "payload" -> TaskField.PAYLOAD;
+                case "result" -> TaskField.RESULT;
+                default -> null;
+            };
+            if (field == null || !asked.add(field)) {
+                throw Problems.invalid("query", "fields", "must name payload and/or result, comma-separated, each once, not '"
+                        + fields + "'");
+            }
+        }
+        return asked;
     }
 
     /** The transition lost: say why, from the task's state now (it may have moved on already). */

@@ -3,14 +3,20 @@ package io.taskfence.task;
 import java.time.Instant;
 import java.util.UUID;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonInclude.Include;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-/** A task as clients see it (DESIGN section 5, "Task JSON"); {@code owner} is the submitting key's name. */
+/**
+ * A task as clients see it (DESIGN section 5, "Task JSON"); {@code owner} is the submitting key's name. A listing
+ * leaves {@code payload} and {@code result} null unless asked for them, and its JSON then leaves them out; a task
+ * that has no result has {@link com.fasterxml.jackson.databind.node.NullNode} there, shown as null.
+ */
 public record Task(
         UUID id,
         String type,
-        ObjectNode payload,
+        @JsonInclude(Include.NON_NULL) ObjectNode payload,
         TaskStatus status,
         int attempt,
         int maxAttempts,
@@ -20,6 +26,6 @@ public record Task(
         Instant createdAt,
         Instant updatedAt,
         String lastError,
-        JsonNode result,
+        @JsonInclude(Include.NON_NULL) JsonNode result,
         String owner) {
 }

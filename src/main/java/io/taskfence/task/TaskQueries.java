@@ -13,6 +13,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -54,13 +55,15 @@ public class TaskQueries {
     /**
      * Tasks in {@code scope} newest first, optionally of one owner, status and/or type, after the keyset cursor {@code after}
      * (from an earlier page's {@code next}). Paging never repeats or skips a task that existed when the
-     * first page was read, however many are submitted meanwhile.
+     * first page was read, however many are submitted meanwhile. Of the large fields, only those in
+     * {@code fields} are read.
      *
      * @throws InvalidCursorException if {@code after} is not a cursor this service made
      */
-    public TaskPage page(TaskScope scope, String owner, TaskStatus status, String type, int limit, String after) {
+    public TaskPage page(TaskScope scope, String owner, TaskStatus status, String type, int limit, String after,
+            Set<TaskField> fields) {
         Cursor cursor = after == null ? null : Cursor.parse(after);
-        StringBuilder sql = new StringBuilder("select " + TaskRows.COLUMNS + " from tasks where true");
+        StringBuilder sql = new StringBuilder("select " + TaskRows.columns(fields) + " from tasks where true");
         List<Object> parameters = new ArrayList<>();
         // Both when both are given: a submit key asking for another key's tasks gets none, not an error.
         for (String onlyOwner : new String[] { scope.owner(), owner }) {
@@ -93,7 +96,7 @@ public class TaskQueries {
             List<Task> tasks = new ArrayList<>();
             try (ResultSet row = page.executeQuery()) {
                 while (row.next()) {
-                    tasks.add(rows.task(row));
+                    tasks.add(rows.task(row, fields));
                 }
             }
             if (tasks.size() <= limit) {

@@ -4,6 +4,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,6 +13,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** Reads task rows into {@link Task}s and writes JSON values for jsonb parameters. */
@@ -27,11 +30,25 @@ class TaskRows {
         this.json = json;
     }
 
+    /** The columns of a listing's rows: {@link #COLUMNS}, with a null in place of each large field not asked for. */
+    static String columns(Set<TaskField> fields) {
+        return COLUMNS.replace("payload", fields.contains(TaskField.PAYLOAD) ? "payload" : "null as payload")
+                .replace("result", fields.contains(TaskField.RESULT) ? "result" : "null as result");
+    }
+
     Task task(ResultSet row) throws SQLException {
+        return task(row, EnumSet.allOf(TaskField.class));
+    }
+
+    /**
+     * A field not in {@code fields} is Java null, which the task's JSON leaves out; a task without a result
+     * reads {@link NullNode}, which it shows as null.
+     */
+    Task task(ResultSet row, Set<TaskField> fields) throws SQLException {
         return new Task(
                 row.getObject("id", UUID.class),
                 row.getString("type"),
-                (ObjectNode) parse(row.getString("payload")),
+                fields.contains(TaskField.PAYLOAD) ? (ObjectNode) parse(row.getString("payload")) : null,
                 TaskStatus.valueOf(row.getString("status")),
                 row.getInt("attempt"),
                 row.getInt("max_attempts"),
@@ -41,7 +58,7 @@ class TaskRows {
                 instant(row, "created_at"),
                 instant(row, "updated_at"),
                 row.getString("last_error"),
-                parse(row.getString("result")),
+                fields.contains(TaskField.RESULT) ? orNullNode(parse(row.getString("result"))) : null,
                 row.getString("owner"));
     }
 
@@ -67,6 +84,10 @@ class TaskRows {
 
     static Timestamp timestamp(Instant value) {
         return value == null ? null : Timestamp.from(value);
+    }
+
+    private static JsonNode orNullNode(JsonNode value) {
+        return value == null ? NullNode.getInstance() : value;
     }
 
     private JsonNode parse(String text) {

@@ -108,7 +108,7 @@ class ApiErrorsTest {
                 Arguments.of("/api/v1/tasks/7d0c4b5e-0000-4000-8000-000000000000", 404, "no task with id"),
                 Arguments.of("/api/v1/tasks/not-a-uuid", 404, "no task with id 'not-a-uuid'"),
                 Arguments.of("/api/v1/tasks?status=DONE", 400, "status: must be one of"),
-                Arguments.of("/api/v1/tasks?limit=0", 400, "limit: must be a whole number from 1 to 500"),
+                Arguments.of("/api/v1/tasks?limit=0", 400, "limit: must be a whole number from 1 to 100"),
                 Arguments.of("/api/v1/tasks?limit=ten", 400, "limit: must be a whole number"),
                 Arguments.of("/api/v1/tasks?after=bm90LWEtY3Vyc29y", 400, "after: must be the 'next' of an earlier page"));
     }

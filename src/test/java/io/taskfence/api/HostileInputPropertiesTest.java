@@ -72,7 +72,7 @@ class HostileInputPropertiesTest {
 
     @Test
     void anyListingParameter() {
-        Arbitrary<String> query = Arbitraries.of("status", "type", "limit", "after").list().ofMinSize(1).ofMaxSize(4)
+        Arbitrary<String> query = Arbitraries.of("status", "type", "limit", "after", "owner", "fields").list().ofMinSize(1).ofMaxSize(6)
                 .flatMap(names -> hostileText().list().ofSize(names.size()).map(values -> {
                     List<String> pairs = new ArrayList<>();
                     for (int i = 0; i < names.size(); i++) {
