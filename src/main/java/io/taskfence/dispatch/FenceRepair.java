@@ -29,6 +29,12 @@ class FenceRepair {
         this.metrics = metrics;
     }
 
+    /** Registers the lock's counters at zero before any refusal: a counter first seen at 1 is an increase Prometheus misses. */
+    void watch(String lock) {
+        metrics.counter("taskfence.fence.refusals", "lock", lock);
+        metrics.counter("taskfence.fence.repairs", "lock", lock);
+    }
+
     void afterRefusal(StaleFenceException refused) {
         metrics.counter("taskfence.fence.refusals", "lock", refused.lock()).increment();
         long fence = queries.newestFence(refused.lock());

@@ -36,6 +36,7 @@ class FencedJobs {
 
     /** Runs {@code job} under the lock {@code name}, waiting at most {@code waitAtMost} for it. */
     void run(String name, Duration waitAtMost, FencedJob job) {
+        repair.watch(name);
         try {
             locks.runExclusively(name, lease, waitAtMost, held -> {
                 try {

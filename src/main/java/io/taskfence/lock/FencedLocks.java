@@ -75,7 +75,12 @@ public class FencedLocks {
         if (lease == null || lease.toMillis() < 3) {
             throw new IllegalArgumentException("lease must be at least 3 ms, was " + lease);
         }
-        names.add(name);
+        if (names.add(name)) {
+            // At zero from the first use: a counter first seen at 1 is an increase Prometheus misses.
+            for (String counter : List.of("taskfence.lock.acquisitions", "taskfence.lock.refusals", "taskfence.lock.losses")) {
+                metrics.counter(counter, "lock", name);
+            }
+        }
         LockKeys keys = LockKeys.of(settings.keyPrefix(), name);
         long deadline = System.nanoTime() + waitAtMost.toNanos();
         while (true) {

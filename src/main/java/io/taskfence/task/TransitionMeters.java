@@ -30,8 +30,15 @@ final class TransitionMeters {
     private final Map<Moved, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> waits = new ConcurrentHashMap<>();
 
-    TransitionMeters(MeterRegistry registry) {
+    TransitionMeters(MeterRegistry registry, TaskHandlers handlers) {
         this.registry = registry;
+        // Every status of every type at zero from the start: a counter first seen at 1 (the first DEAD task
+        // of a type, say) is an increase that Prometheus's increase() and the alerts built on it miss.
+        for (String type : handlers.types()) {
+            for (TaskStatus to : TaskStatus.values()) {
+                counter(to, type);
+            }
+        }
     }
 
     void moved(TaskStatus to, String type) {

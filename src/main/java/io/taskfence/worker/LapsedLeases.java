@@ -1,5 +1,6 @@
 package io.taskfence.worker;
 
+import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -19,16 +20,24 @@ final class LapsedLeases {
     private final MeterRegistry registry;
     private final Map<Key, Counter> counters = new ConcurrentHashMap<>();
 
-    LapsedLeases(MeterRegistry registry) {
+    /** Registers every type's counters at zero: a counter first seen at 1 is an increase Prometheus misses. */
+    LapsedLeases(MeterRegistry registry, Collection<String> types) {
         this.registry = registry;
+        for (String type : types) {
+            counter(type, true);
+            counter(type, false);
+        }
     }
 
     void count(String type, boolean running) {
-        counters.computeIfAbsent(new Key(type, running ? "running" : "waiting"), key -> Counter
+        counter(type, running).increment();
+    }
+
+    private Counter counter(String type, boolean running) {
+        return counters.computeIfAbsent(new Key(type, running ? "running" : "waiting"), key -> Counter
                 .builder("taskfence.task.lease.lapsed")
                 .description("Attempts given up because their processing lease ran out while heartbeats failed")
                 .tags("type", key.type(), "stage", key.stage())
-                .register(registry))
-                .increment();
+                .register(registry));
     }
 }

@@ -85,7 +85,7 @@ public class Workers {
         this.handlers = handlers;
         this.config = config;
         this.runTimes = new RunTimes(metrics);
-        this.lapsedLeases = new LapsedLeases(metrics);
+        this.lapsedLeases = new LapsedLeases(metrics, handlers.types());
         this.consumer = settings.replicaId() + "/" + UUID.randomUUID().toString().substring(0, 8);
         this.slots = new Semaphore(config.worker().concurrency() + config.worker().claimAhead());
         this.refillAt = Math.max(1, config.worker().claimAhead());
