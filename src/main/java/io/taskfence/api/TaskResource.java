@@ -174,7 +174,7 @@ public class TaskResource {
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     public Task cancel(@PathParam("id") String id) {
         return transitions.cancel(taskId(id), caller().scope())
-                .orElseThrow(() -> refused(id, "cancel", "PENDING, ENQUEUED or FAILED"));
+                .orElseThrow(() -> refused(id, "cancel", "PENDING, ENQUEUED, PROCESSING or FAILED"));
     }
 
     @POST
