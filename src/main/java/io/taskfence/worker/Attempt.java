@@ -245,6 +245,11 @@ final class Attempt {
         inLogContext(this::extendLease);
     }
 
+    /** A heartbeat now, out of turn: the task was said to be cancelled, which a refused heartbeat confirms. */
+    void heartbeatNow() {
+        heartbeat();
+    }
+
     private void extendLease() {
         synchronized (leaseGuard) {
             if (handlerDone || isLost()) {

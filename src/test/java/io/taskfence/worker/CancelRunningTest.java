@@ -44,6 +44,7 @@ import io.taskfence.task.Sql;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
+import io.taskfence.task.TaskTransitions;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 
@@ -81,6 +82,8 @@ class CancelRunningTest {
     GuardedRunHandler handler;
     @Inject
     TaskQueries queries;
+    @Inject
+    TaskTransitions transitions;
     @Inject
     DataSource db;
     @Inject
@@ -126,6 +129,22 @@ class CancelRunningTest {
                 "cancels of running tasks");
         // The refused heartbeat stopped the handler, not the lease running out here after it.
         assertEquals(lapsed, lapsedWhileRunning("guarded-run"), "the attempt's lease lapsed instead");
+    }
+
+    /** A cancel whose message no replica hears (here: none is sent) is noticed at the next heartbeat. */
+    @Test
+    void aCancelWithoutItsSignalIsNoticedAtTheNextHeartbeat() throws Exception {
+        long lostRuns = runs("guarded-run", "lost");
+        UUID id = submit(ApiKeysForTests.SUBMIT_KEY, "guarded-run", "{\"blockFirst\":true}");
+        assertTrue(handler.awaitStart(id, 1, WAIT), "the task never started");
+
+        assertEquals(TaskStatus.CANCELLED, transitions.cancel(id).orElseThrow().status());
+        String afterCancel = rowText(id);
+
+        assertTrue(handler.awaitInterrupt(id, 1, WAIT), "the handler of the cancelled task was not interrupted");
+        await("the worker gives the run up").atMost(WAIT).pollInterval(Duration.ofMillis(50))
+                .until(() -> runs("guarded-run", "lost") == lostRuns + 1);
+        assertEquals(afterCancel, rowText(id), "the row changed after the cancel");
     }
 
     @Test
