@@ -118,10 +118,13 @@ public class CancelSignals {
             }
             timer.schedule(this::subscribe, RESUBSCRIBE_PAUSE_MILLIS, TimeUnit.MILLISECONDS);
         }
-        LOG.infof("subscription to %s ended (%s); subscribing again in %d ms", channel,
-                failure == null ? "connection closed" : failure.toString(), RESUBSCRIBE_PAUSE_MILLIS);
         if (which != null) {
+            LOG.infof("subscription to %s ended (%s); subscribing again every %d ms until it is back", channel,
+                    failure == null ? "connection closed" : failure.toString(), RESUBSCRIBE_PAUSE_MILLIS);
             leave(which);
+        } else {
+            // Redis unreachable: one line a second would flood the log; the ending above said it already.
+            LOG.debugf("subscribing to %s failed: %s", channel, failure);
         }
     }
 
