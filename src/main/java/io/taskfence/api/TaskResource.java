@@ -44,6 +44,7 @@ import io.taskfence.task.TaskPage;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
+import io.taskfence.worker.CancelSignals;
 
 /**
  * Tasks over REST (DESIGN section 5). A submit key sees and acts on the tasks it submitted only, an admin key
@@ -62,11 +63,13 @@ public class TaskResource {
     private final TaskQueries queries;
     private final SubmissionChecks checks;
     private final Dispatcher dispatcher;
+    private final CancelSignals cancels;
     private final SecurityIdentity identity;
 
     TaskResource(TaskTransitions transitions, GroupedSubmissions submissions, TaskQueries queries,
-            SubmissionChecks checks, Dispatcher dispatcher, SecurityIdentity identity) {
+            SubmissionChecks checks, Dispatcher dispatcher, CancelSignals cancels, SecurityIdentity identity) {
         this.identity = identity;
+        this.cancels = cancels;
         this.transitions = transitions;
         this.submissions = submissions;
         this.dispatcher = dispatcher;
@@ -173,8 +176,10 @@ public class TaskResource {
     @Path("/{id}/cancel")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     public Task cancel(@PathParam("id") String id) {
-        return transitions.cancel(taskId(id), caller().scope())
-                .orElseThrow(() -> refused(id, "cancel", "PENDING, ENQUEUED or FAILED"));
+        Task cancelled = transitions.cancel(taskId(id), caller().scope())
+                .orElseThrow(() -> refused(id, "cancel", "PENDING, ENQUEUED, PROCESSING or FAILED"));
+        cancels.cancelled(cancelled.id()); // the replica running it, if any, stops it now, not at its next heartbeat
+        return cancelled;
     }
 
     @POST

@@ -173,6 +173,9 @@ public class HttpHandler implements TaskHandler {
             }
             address = addresses.getFirst();
         }
+        if (Thread.interrupted()) {
+            throw new InterruptedException(); // cancelled during the look-up, which does not wait interruptibly
+        }
         return call(destination, url, address, work.payload().path("body"));
     }
 

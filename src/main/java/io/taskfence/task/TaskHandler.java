@@ -8,8 +8,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /**
  * Runs tasks of one type. Implement it as a CDI bean (e.g. {@code @ApplicationScoped}) and tasks of
  * its {@link #type()} can be submitted. A handler may run on any replica, more than once for one task
- * (a worker that stalls past its lease is replaced), so it should be idempotent; it should stop when
- * its thread is interrupted, which happens when its claim was lost.
+ * (a worker that stalls past its lease is replaced), so it should be idempotent. It must stop soon when
+ * its thread is interrupted, which happens when its claim was lost: the task was cancelled while it ran,
+ * or its lease ran out. Blocking calls that throw {@link InterruptedException} do that on their own; a
+ * handler that waits otherwise (on a socket, a future without a time-out, a loop) must check
+ * {@link Thread#isInterrupted()} or abort its call. Whatever it returns then is not recorded.
  */
 public interface TaskHandler {
 

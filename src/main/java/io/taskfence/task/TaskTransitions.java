@@ -227,16 +227,43 @@ public class TaskTransitions {
         }
     }
 
-    /** PENDING, ENQUEUED or FAILED → CANCELLED. */
+    /** PENDING, ENQUEUED, PROCESSING or FAILED → CANCELLED. */
     public Optional<Task> cancel(UUID id) {
         return cancel(id, TaskScope.ALL);
     }
 
-    /** PENDING, ENQUEUED or FAILED → CANCELLED, if the task is in {@code scope}. */
+    /**
+     * PENDING, ENQUEUED, PROCESSING or FAILED → CANCELLED, if the task is in {@code scope}. A PROCESSING task's
+     * claim is voided in the same statement (no lease, no claim id): every write its worker may still make
+     * (heartbeat, success, failure, later) names that claim and a PROCESSING status, so all of them lose from
+     * here on. The worker learns it at its next heartbeat and interrupts the handler. The status the row had
+     * is read under the row's lock (the statement's CTE), so that a cancel of a running task is counted as such.
+     */
     public Optional<Task> cancel(UUID id, TaskScope scope) {
-        return counted(single("update tasks set status = 'CANCELLED', lease_until = null, updated_at = now() "
-                + "where id = ? and (?::text is null or owner = ?) and status in ('PENDING', 'ENQUEUED', 'FAILED') "
-                + "returning " + TaskRows.COLUMNS, id, scope));
+        Optional<Task> cancelled = inConnection(connection -> {
+            try (PreparedStatement cancel = connection.prepareStatement("with target as (select id as target_id, "
+                    + "status as was from tasks where id = ? and (?::text is null or owner = ?) "
+                    + "and status in ('PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED') for update) "
+                    + "update tasks set status = 'CANCELLED', lease_until = null, worker = null, updated_at = now() "
+                    // The row is locked with a status that may be cancelled: no second status test, which would
+                    // see the statement's snapshot, older than the row the lock waited for (a claim's).
+                    + "from target where id = target_id returning " + TaskRows.COLUMNS + ", was")) {
+                cancel.setObject(1, id);
+                cancel.setString(2, scope.owner());
+                cancel.setString(3, scope.owner());
+                try (ResultSet row = cancel.executeQuery()) {
+                    if (!row.next()) {
+                        return Optional.empty();
+                    }
+                    Task task = rows.task(row);
+                    if (TaskStatus.PROCESSING.name().equals(row.getString("was"))) {
+                        meters.cancelledWhileRunning(task.type());
+                    }
+                    return Optional.of(task);
+                }
+            }
+        });
+        return counted(cancelled);
     }
 
     /** DEAD or CANCELLED → PENDING, due now, with all its attempts again. */

@@ -16,7 +16,8 @@ import io.micrometer.core.instrument.Timer;
 /**
  * What {@link TaskTransitions} tells the metrics: {@code taskfence.transitions} (tags {@code to},
  * {@code type}) for each status change that committed, and {@code taskfence.task.wait} (tag
- * {@code type}), the time from submission to a first attempt's claim as PostgreSQL measured it.
+ * {@code type}), the time from submission to a first attempt's claim as PostgreSQL measured it, and
+ * {@code taskfence.task.cancelled.running} (tag {@code type}), the cancels that stopped a running task.
  */
 @Singleton
 final class TransitionMeters {
@@ -29,6 +30,7 @@ final class TransitionMeters {
     // Built once per status and type, or per type: a registry look-up on every transition costs more than the update.
     private final Map<Moved, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> waits = new ConcurrentHashMap<>();
+    private final Map<String, Counter> runningCancels = new ConcurrentHashMap<>();
 
     TransitionMeters(MeterRegistry registry, TaskHandlers handlers) {
         this.registry = registry;
@@ -38,6 +40,7 @@ final class TransitionMeters {
             for (TaskStatus to : TaskStatus.values()) {
                 counter(to, type);
             }
+            runningCancels(type);
         }
     }
 
@@ -49,6 +52,18 @@ final class TransitionMeters {
     void moved(Collection<Moved> batch) {
         Map<Moved, Long> counts = batch.stream().collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
         counts.forEach((moved, count) -> counter(moved.to(), moved.type()).increment(count));
+    }
+
+    /** A PROCESSING task was cancelled (also counted as a move to CANCELLED): its worker is to stop the handler. */
+    void cancelledWhileRunning(String type) {
+        runningCancels(type).increment();
+    }
+
+    private Counter runningCancels(String type) {
+        return runningCancels.computeIfAbsent(type, forType -> Counter.builder("taskfence.task.cancelled.running")
+                .description("Tasks cancelled while PROCESSING, whose handlers their workers interrupt")
+                .tag("type", forType)
+                .register(registry));
     }
 
     void waited(String type, Duration sinceSubmission) {

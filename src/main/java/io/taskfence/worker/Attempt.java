@@ -23,7 +23,7 @@ import io.taskfence.task.TaskTransitions;
  * One claimed attempt of one task: from its claim a heartbeat extends the processing lease, also while the
  * claim waits for a free worker ({@link #holdLease}); it runs its handler on the calling thread, then
  * records the outcome carrying the claim. The attempt ends without writing anything more when its lease
- * is lost: a heartbeat is refused (the task was recovered and handed on), or the lease runs out by this
+ * is lost: a heartbeat is refused (the task was cancelled, or recovered and handed on), or the lease runs out by this
  * replica's clock ({@link LeaseDeadline}) while heartbeats fail or hang, since recovery may then hand the
  * task on. The handler is then interrupted, or never started. While it runs, the handler's thread and
  * the heartbeat carry {@code taskId} and {@code attempt} in their logging context (MDC), and the
@@ -245,6 +245,11 @@ final class Attempt {
         inLogContext(this::extendLease);
     }
 
+    /** A heartbeat now, out of turn: the task was said to be cancelled, which a refused heartbeat confirms. */
+    void heartbeatNow() {
+        heartbeat();
+    }
+
     private void extendLease() {
         synchronized (leaseGuard) {
             if (handlerDone || isLost()) {
@@ -260,7 +265,8 @@ final class Attempt {
                         }
                     }
                 } else {
-                    LOG.warnf("task %s attempt %d: the processing lease was taken away; cancelling the handler",
+                    LOG.warnf("task %s attempt %d: the processing lease was taken away (the task was cancelled, "
+                            + "or recovered and handed on); interrupting the handler, recording nothing",
                             claim.taskId(), claim.attempt());
                     interrupt(false);
                 }

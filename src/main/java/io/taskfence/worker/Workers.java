@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
@@ -51,6 +52,7 @@ public class Workers {
     private final TaskfenceConfig config;
     private final RunTimes runTimes;
     private final LapsedLeases lapsedLeases;
+    private final CancelSignals cancels;
     private final String consumer;
     private final Semaphore slots;
     /**
@@ -78,7 +80,7 @@ public class Workers {
     private volatile boolean stopping;
 
     Workers(TaskQueue queue, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
-            LockSettings settings, MeterRegistry metrics,
+            LockSettings settings, MeterRegistry metrics, CancelSignals cancels,
             @ConfigProperty(name = "quarkus.redis.timeout") Duration redisTimeout) {
         this.queue = queue;
         this.transitions = transitions;
@@ -86,6 +88,7 @@ public class Workers {
         this.config = config;
         this.runTimes = new RunTimes(metrics);
         this.lapsedLeases = new LapsedLeases(metrics, handlers.types());
+        this.cancels = cancels;
         this.consumer = settings.replicaId() + "/" + UUID.randomUUID().toString().substring(0, 8);
         this.slots = new Semaphore(config.worker().concurrency() + config.worker().claimAhead());
         this.refillAt = Math.max(1, config.worker().claimAhead());
@@ -109,6 +112,7 @@ public class Workers {
         deadlines.setRemoveOnCancelPolicy(true); // re-armed at every heartbeat
         leaseDeadlines = deadlines;
         successes = new SuccessBatches(transitions);
+        cancels.listen(this::cancelled, leaseDeadlines);
         reader = Thread.ofPlatform().name("task-reader").start(this::readUntilStopped);
         LOG.infof("workers started: consumer %s, %d at once, %d claimed ahead", consumer,
                 config.worker().concurrency(), config.worker().claimAhead());
@@ -204,6 +208,22 @@ public class Workers {
         return claimed;
     }
 
+    /**
+     * A task was cancelled (a message of {@link CancelSignals}, on an event loop): if it was claimed here, its
+     * attempt heartbeats now on the heartbeat thread, and a refusal interrupts its handler at once.
+     */
+    private void cancelled(UUID taskId) {
+        for (Attempt attempt : claimedHere) {
+            if (attempt.taskId().equals(taskId)) {
+                try {
+                    heartbeats.execute(attempt::heartbeatNow);
+                } catch (RejectedExecutionException e) {
+                    return; // shutting down
+                }
+            }
+        }
+    }
+
     private void runThenFreeSlot(Attempt attempt) {
         try {
             attempt.run();
@@ -245,6 +265,7 @@ public class Workers {
         } catch (RuntimeException e) {
             LOG.warnf("leaving the queue's consumer group failed: %s", e.getMessage());
         } finally {
+            cancels.close();
             closeQuietly(successes);
             heartbeats.shutdownNow();
             leaseDeadlines.shutdownNow();

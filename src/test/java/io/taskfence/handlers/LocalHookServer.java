@@ -22,7 +22,7 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 public final class LocalHookServer implements QuarkusTestResourceLifecycleManager {
 
     /** Config keys carrying the two ports; both are on 127.0.0.1. */
-    static final String PORT = "test.hook-server.port";
+    public static final String PORT = "test.hook-server.port";
     static final String CLOSED_PORT = "test.hook-server.closed-port";
 
     private ExecutorService threads;

@@ -42,19 +42,47 @@ class TaskTransitionsTest {
     DataSource db;
 
     @Test
-    void cancelWinsFromPendingEnqueuedAndFailedOnly() {
+    void cancelWinsFromPendingEnqueuedProcessingAndFailedOnly() {
         assertEquals(TaskStatus.CANCELLED, transitions.cancel(fixtures.pending().id()).orElseThrow().status());
         assertEquals(TaskStatus.CANCELLED, transitions.cancel(fixtures.enqueued()).orElseThrow().status());
         Claim failed = fixtures.claimed();
         transitions.fail(failed, "boom", false, BASE, CAP);
         assertEquals(TaskStatus.CANCELLED, transitions.cancel(failed.taskId()).orElseThrow().status());
+        Claim running = fixtures.claimed();
+        assertEquals(TaskStatus.CANCELLED, transitions.cancel(running.taskId()).orElseThrow().status());
 
-        Claim processing = fixtures.claimed();
-        assertTrue(transitions.cancel(processing.taskId()).isEmpty(), "a PROCESSING task was cancelled");
-        transitions.complete(processing, null);
-        assertTrue(transitions.cancel(processing.taskId()).isEmpty(), "a SUCCEEDED task was cancelled");
+        Claim succeeded = fixtures.claimed();
+        transitions.complete(succeeded, null);
+        assertTrue(transitions.cancel(succeeded.taskId()).isEmpty(), "a SUCCEEDED task was cancelled");
+        Claim dead = fixtures.claimed();
+        transitions.fail(dead, "boom", true, BASE, CAP);
+        assertTrue(transitions.cancel(dead.taskId()).isEmpty(), "a DEAD task was cancelled");
         assertTrue(transitions.cancel(UUID.randomUUID()).isEmpty());
-        assertEquals(TaskStatus.SUCCEEDED, status(processing.taskId()));
+        assertEquals(TaskStatus.SUCCEEDED, status(succeeded.taskId()));
+        assertEquals(TaskStatus.DEAD, status(dead.taskId()));
+    }
+
+    /**
+     * A running task cancelled: its claim is void, so every write its worker can still attempt loses and
+     * leaves the row as the cancel left it (status, times, result, error, attempt, lease).
+     */
+    @Test
+    void aCancelledRunningTasksWorkerCanWriteNothingMore() {
+        Claim claim = fixtures.claimed();
+        Task cancelled = transitions.cancel(claim.taskId(), TaskScope.ALL).orElseThrow();
+        assertEquals(TaskStatus.CANCELLED, cancelled.status());
+        assertEquals(0, Sql.count(db, "select count(*) from tasks where id = ? and (worker is not null "
+                + "or lease_until is not null)", claim.taskId()), "the cancel left the claim in place");
+        String before = rowText(claim.taskId());
+
+        assertFalse(transitions.heartbeat(claim, Duration.ofMinutes(1)), "a heartbeat extended a cancelled task");
+        assertFalse(transitions.complete(claim, JsonNodeFactory.instance.objectNode().put("late", true)),
+                "a cancelled task was completed");
+        assertTrue(transitions.fail(claim, "late", false, BASE, CAP).isEmpty(), "a cancelled task was failed");
+        assertTrue(transitions.fail(claim, "late", true, BASE, CAP).isEmpty(), "a cancelled task was made DEAD");
+        assertTrue(transitions.later(claim, Duration.ZERO).isEmpty(), "a cancelled task was put back");
+
+        assertEquals(before, rowText(claim.taskId()), "a write of the cancelled claim changed the row");
     }
 
     @Test
@@ -238,6 +266,13 @@ class TaskTransitionsTest {
     private Task submit(int priority, Instant runAt) {
         return transitions.submit(new NewTask("noop", JsonNodeFactory.instance.objectNode(), 3, priority, runAt, null,
                 null)).task();
+    }
+
+    /** The whole row as text, to see that nothing in it changed. */
+    private String rowText(UUID id) {
+        StringBuilder text = new StringBuilder();
+        Sql.rows(db, "select t::text from tasks t where id = '" + id + "'", row -> text.append(row.getString(1)));
+        return text.toString();
     }
 
     private TaskStatus status(UUID id) {

@@ -23,6 +23,8 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+
 import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.testing.TestServers;
 
@@ -116,27 +118,90 @@ class TransitionRacesTest {
         }
     }
 
+    /**
+     * A cancel races a claim: the cancel wins either way (before the claim, which then loses; or after it,
+     * from PROCESSING), so every task ends CANCELLED, and a claim won before the cancel can no longer write.
+     */
     @Test
-    void cancelRacingClaimLeavesEachTaskWithExactlyOneWinner() throws Exception {
+    void cancelRacingClaimEndsEachTaskCancelledWithItsClaimVoid() throws Exception {
         List<UUID> ids = enqueued(TASKS);
         Set<UUID> cancelled = ConcurrentHashMap.newKeySet();
-        Set<UUID> claimed = ConcurrentHashMap.newKeySet();
+        Map<UUID, Claim> claimed = new ConcurrentHashMap<>();
 
         race(2, racer -> {
             for (UUID id : ids) {
                 if (racer == 0 && transitions.cancel(id).isPresent()) {
                     cancelled.add(id);
-                } else if (racer == 1 && transitions.claim(id, "racer", Duration.ofMinutes(1)).isPresent()) {
-                    claimed.add(id);
+                } else if (racer == 1) {
+                    transitions.claim(id, "racer", Duration.ofMinutes(1)).ifPresent(claim -> claimed.put(id, claim));
                 }
             }
         });
 
+        assertEquals(Set.copyOf(ids), cancelled, "tasks the cancel lost");
         for (UUID id : ids) {
-            assertTrue(cancelled.contains(id) ^ claimed.contains(id), "task " + id + " had not exactly one winner");
-            assertEquals(cancelled.contains(id) ? TaskStatus.CANCELLED : TaskStatus.PROCESSING,
-                    queries.find(id).orElseThrow().status());
+            assertEquals(TaskStatus.CANCELLED, queries.find(id).orElseThrow().status(), "task " + id);
         }
+        for (Claim claim : claimed.values()) {
+            assertTrue(!transitions.heartbeat(claim, Duration.ofMinutes(1)) && !transitions.complete(claim, null),
+                    "the claim of cancelled task " + claim.taskId() + " still writes");
+        }
+    }
+
+    /**
+     * Running tasks cancelled while their workers write their successes, singly and in batches, from many
+     * threads in different orders: each task has exactly one winner, and ends as that winner wrote it, a
+     * CANCELLED task without a result, a SUCCEEDED one with its result.
+     */
+    @Test
+    void cancelsRacingCompletionsLeaveEachRunningTaskWithExactlyOneWinner() throws Exception {
+        List<Claim> claims = new ArrayList<>();
+        for (int i = 0; i < TASKS; i++) {
+            claims.add(fixtures.claimed());
+        }
+        Map<UUID, AtomicInteger> wins = new ConcurrentHashMap<>();
+        Set<UUID> cancelled = ConcurrentHashMap.newKeySet();
+        Set<UUID> completed = ConcurrentHashMap.newKeySet();
+
+        race(RACERS, racer -> {
+            List<Claim> order = new ArrayList<>(claims);
+            Collections.shuffle(order);
+            for (int from = 0; from < order.size(); from += 10) {
+                List<Claim> batch = order.subList(from, Math.min(order.size(), from + 10));
+                if (racer % 2 == 0) {
+                    for (Claim claim : batch) {
+                        if (transitions.cancel(claim.taskId()).isPresent()) {
+                            cancelled.add(claim.taskId());
+                            wins.computeIfAbsent(claim.taskId(), any -> new AtomicInteger()).incrementAndGet();
+                        }
+                    }
+                } else {
+                    Set<String> written = transitions.complete(batch.stream().map(claim -> new Completion(claim,
+                            JsonNodeFactory.instance.objectNode().put("by", racer))).toList());
+                    for (Claim claim : batch) {
+                        if (written.contains(claim.claimId())) {
+                            completed.add(claim.taskId());
+                            wins.computeIfAbsent(claim.taskId(), any -> new AtomicInteger()).incrementAndGet();
+                        }
+                    }
+                }
+            }
+        });
+
+        for (Claim claim : claims) {
+            UUID id = claim.taskId();
+            assertEquals(1, wins.getOrDefault(id, new AtomicInteger()).get(), "winners of task " + id);
+            Task task = queries.find(id).orElseThrow();
+            assertEquals(cancelled.contains(id) ? TaskStatus.CANCELLED : TaskStatus.SUCCEEDED, task.status(),
+                    "task " + id);
+            if (task.status() == TaskStatus.CANCELLED) {
+                assertTrue(task.result() == null || task.result().isNull(), "a cancelled task has a result: " + task);
+            } else {
+                assertTrue(task.result() != null && task.result().has("by"), "a succeeded task lost its result: " + task);
+            }
+        }
+        assertTrue(!cancelled.isEmpty() && !completed.isEmpty(), "one side won every race (cancelled "
+                + cancelled.size() + ", completed " + completed.size() + "): nothing raced");
     }
 
     @Test
