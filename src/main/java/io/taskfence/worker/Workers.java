@@ -13,8 +13,10 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.interceptor.Interceptor;
 
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
@@ -96,7 +98,12 @@ public class Workers {
         this.reclaimEvery = Duration.ofMillis(Math.max(readBlock.toMillis(), config.worker().lease().toMillis() / 3));
     }
 
-    void start(@Observes StartupEvent started) {
+    /**
+     * After the extensions' start-up observers (default priority): Quarkus's Redis extension creates its data
+     * sources there, in a map that is not thread-safe, and a reader thread started before it finished could
+     * create one at the same moment (seen: a ConcurrentModificationException failing the start).
+     */
+    void start(@Observes @Priority(Interceptor.Priority.LIBRARY_AFTER) StartupEvent started) {
         if (!config.worker().enabled()) {
             return;
         }
