@@ -19,7 +19,7 @@ import io.micrometer.core.instrument.Timer;
  * {@code type}), the time from submission to a first attempt's claim as PostgreSQL measured it.
  */
 @Singleton
-final class TransitionMeters {
+public final class TransitionMeters {
 
     /** One row that changed status: where it went and the task's type. */
     record Moved(TaskStatus to, String type) {
@@ -34,7 +34,8 @@ final class TransitionMeters {
         this.registry = registry;
     }
 
-    void moved(TaskStatus to, String type) {
+    /** One status change that committed; also for tasks other packages create ({@code to} PENDING). */
+    public void moved(TaskStatus to, String type) {
         counter(to, type).increment();
     }
 
