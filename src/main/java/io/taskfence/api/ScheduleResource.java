@@ -1,11 +1,9 @@
 package io.taskfence.api;
 
 import java.net.URI;
-import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Optional;
 
 import jakarta.annotation.security.RolesAllowed;
@@ -52,13 +50,11 @@ public class ScheduleResource {
 
     private final Schedules schedules;
     private final SubmissionChecks checks;
-    private final Clock clock;
     private final int defaultMaxAttempts;
 
-    ScheduleResource(Schedules schedules, SubmissionChecks checks, Clock clock, TaskfenceConfig config) {
+    ScheduleResource(Schedules schedules, SubmissionChecks checks, TaskfenceConfig config) {
         this.schedules = schedules;
         this.checks = checks;
-        this.clock = clock;
         this.defaultMaxAttempts = config.retry().maxAttempts();
     }
 
@@ -68,9 +64,9 @@ public class ScheduleResource {
     public Response create(@NotNull(message = "a JSON object with at least name, cron, type and payload") @Valid
             ScheduleRequest body, UriInfo uri) {
         String cronType = Optional.ofNullable(body.cronType()).orElse(CronType.detect(body.cron()).id());
-        Instant now = clock.instant();
+        Instant now = schedules.now();
         Schedule schedule = checked(new Draft(body.name(), body.cron(), cronType,
-                Optional.ofNullable(body.zone()).orElse(ZoneOffset.UTC.getId()), body.type(), body.payload(),
+                Optional.ofNullable(body.zone()).orElse("UTC"), body.type(), body.payload(),
                 Optional.ofNullable(body.priority()).orElse(0),
                 Optional.ofNullable(body.maxAttempts()).orElse(defaultMaxAttempts),
                 Optional.ofNullable(body.paused()).orElse(false),
@@ -117,7 +113,7 @@ public class ScheduleResource {
                     Optional.ofNullable(body.maxAttempts()).orElse(stored.maxAttempts()),
                     Optional.ofNullable(body.paused()).orElse(stored.paused()),
                     Optional.ofNullable(body.misfire()).orElse(stored.misfire().id()));
-            Schedule changed = checked(draft, clock.instant(), stored.version());
+            Schedule changed = checked(draft, schedules.now(), stored.version());
             boolean startOver = !changed.cron().equals(stored.cron()) || changed.cronType() != stored.cronType()
                     || !changed.zone().equals(stored.zone()) || (stored.paused() && !changed.paused());
             if (!startOver) {

@@ -3,6 +3,7 @@ package io.taskfence.schedule;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -47,15 +48,17 @@ public final class Cron {
 
     /** The first occurrence strictly after {@code instant}; empty if there is none (a past year, 30 February). */
     public Optional<Instant> after(Instant instant) {
-        return times.nextExecution(ZonedDateTime.ofInstant(instant, zone)).map(ZonedDateTime::toInstant)
-                .filter(next -> next.isAfter(instant));
+        // Occurrences are whole seconds; cron-utils keeps the fraction of the instant it is given.
+        Instant second = instant.truncatedTo(ChronoUnit.SECONDS);
+        return times.nextExecution(ZonedDateTime.ofInstant(second, zone))
+                .map(next -> next.toInstant().truncatedTo(ChronoUnit.SECONDS)).filter(next -> next.isAfter(instant));
     }
 
     /** The last occurrence at or before {@code instant}; empty if there is none. */
     public Optional<Instant> atOrBefore(Instant instant) {
-        Instant justAfter = instant.plusNanos(1);
-        return times.lastExecution(ZonedDateTime.ofInstant(justAfter, zone)).map(ZonedDateTime::toInstant)
-                .filter(last -> !last.isAfter(instant));
+        Instant nextSecond = instant.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+        return times.lastExecution(ZonedDateTime.ofInstant(nextSecond, zone))
+                .map(last -> last.toInstant().truncatedTo(ChronoUnit.SECONDS)).filter(last -> !last.isAfter(instant));
     }
 
     /** Up to {@code count} occurrences strictly after {@code instant}, in order. */

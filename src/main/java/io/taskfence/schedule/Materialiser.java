@@ -1,6 +1,5 @@
 package io.taskfence.schedule;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -47,18 +46,16 @@ public class Materialiser {
     private final Dispatcher dispatcher;
     private final TransitionMeters transitions;
     private final MeterRegistry registry;
-    private final Clock clock;
     private final Duration misfireThreshold;
     private final Map<String, Counter> created = new ConcurrentHashMap<>();
 
     Materialiser(FencedJobs jobs, Schedules schedules, Dispatcher dispatcher, TransitionMeters transitions,
-            MeterRegistry registry, Clock clock, TaskfenceConfig config) {
+            MeterRegistry registry, TaskfenceConfig config) {
         this.jobs = jobs;
         this.schedules = schedules;
         this.dispatcher = dispatcher;
         this.transitions = transitions;
         this.registry = registry;
-        this.clock = clock;
         this.misfireThreshold = config.schedules().misfireThreshold();
     }
 
@@ -66,11 +63,12 @@ public class Materialiser {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = DispatchDisabled.class)
     void onTimer() {
         jobs.run(LOCK, Duration.ZERO, held -> materialiseDue(
-                new FenceToken(LOCK, held.token(), held.holder()), held, clock.instant()));
+                new FenceToken(LOCK, held.token(), held.holder()), held, schedules.now()));
     }
 
     /**
-     * Materialises what is due at {@code now}, while {@code held} is valid (null: no lease to watch, for tests).
+     * Materialises what is due at {@code now} (PostgreSQL's time; tests pass any), while {@code held} is valid
+     * (null: no lease to watch, for tests).
      *
      * @return the tasks made
      * @throws StaleFenceException if PostgreSQL refused the token; the schedule it was at is unchanged

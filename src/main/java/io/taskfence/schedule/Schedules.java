@@ -45,6 +45,20 @@ public class Schedules {
         this.json = json;
     }
 
+    /**
+     * PostgreSQL's time: what schedules are read by (DESIGN section 9, "Time from the servers"), so that a
+     * replica whose clock is off neither makes occurrences early nor misses them.
+     */
+    public Instant now() {
+        return inConnection(connection -> {
+            try (PreparedStatement now = connection.prepareStatement("select clock_timestamp()");
+                    ResultSet row = now.executeQuery()) {
+                row.next();
+                return row.getTimestamp(1).toInstant();
+            }
+        });
+    }
+
     /** Stores a new schedule; empty if the name is taken already. Its version is 1. */
     public Optional<Schedule> create(Schedule schedule) {
         return inConnection(connection -> {

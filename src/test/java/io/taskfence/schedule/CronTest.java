@@ -35,6 +35,16 @@ class CronTest {
     }
 
     @Test
+    void occurrencesAreWholeSecondsWhateverTheFractionOfTheInstantGiven() {
+        Cron everySecond = Cron.of("* * * * * ?", CronType.QUARTZ, ZoneOffset.UTC);
+        assertEquals(List.of(at("2026-01-01T10:00:01Z"), at("2026-01-01T10:00:02Z")),
+                everySecond.after(at("2026-01-01T10:00:00.953429Z"), 2));
+        assertEquals(Optional.of(at("2026-01-01T10:00:00Z")), everySecond.atOrBefore(at("2026-01-01T10:00:00.5Z")));
+        assertEquals(Optional.of(at("2026-01-01T10:05:00Z")),
+                Cron.of("*/5 * * * *", CronType.UNIX, ZoneOffset.UTC).atOrBefore(at("2026-01-01T10:09:59.999999Z")));
+    }
+
+    @Test
     void atOrBeforeIncludesTheInstantItself() {
         Cron everyMinute = Cron.of("* * * * *", CronType.UNIX, ZoneOffset.UTC);
         assertEquals(Optional.of(at("2026-01-01T10:05:00Z")), everyMinute.atOrBefore(at("2026-01-01T10:05:00Z")));
