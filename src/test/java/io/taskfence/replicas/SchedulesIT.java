@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 import org.junit.jupiter.api.Test;
 
@@ -71,10 +72,12 @@ class SchedulesIT {
                 paused.signal("STOP");
             }
             Instant pausedAt = Instant.now();
-            long tokenAtPause = token(cluster);
-            PackagedService frozen = paused;
-            awaitTrue("the last replica took over", Duration.ofSeconds(20), () -> token(cluster) > tokenAtPause
-                    && !lastHolder(cluster).equals(frozen.id()));
+            // Tokens issued by Redis, not the fence: a replica stopped inside its transaction holds the fence row
+            // until it is woken. While it is stopped, a newer token is another replica's.
+            String counterKey = cluster.key("fence:{schedules}");
+            long tokenAtPause = Long.parseLong(cluster.redis("get", counterKey));
+            awaitTrue("another replica took the lock over", Duration.ofSeconds(20),
+                    () -> Long.parseLong(cluster.redis("get", counterKey)) > tokenAtPause);
             Thread.sleep(Math.max(0, 4_000 - Duration.between(pausedAt, Instant.now()).toMillis())); // past the 2 s lease
             paused.signal("CONT");
             Instant resumedAt = Instant.now();
@@ -91,9 +94,12 @@ class SchedulesIT {
                     "select count(*) from tasks where idempotency_key like 'schedule:" + NAME + ":%' and status <> 'SUCCEEDED'") == 0);
 
             List<Instant> occurrences = tasks(cluster);
-            System.out.printf("%s: %d occurrences from %s to %s; killed %s at %s, paused %s (%s) from %s to %s%n", cluster,
-                    occurrences.size(), occurrences.getFirst(), occurrences.getLast(), killed.id(), killedAt, paused.id(),
-                    caughtMidRun ? "holding the lock" : "between runs", pausedAt, resumedAt);
+            System.out.printf("%s: %d occurrences from %s to %s; killed %s at %s, paused %s (%s) from %s to %s; it "
+                    + "then reported %.0f lost leases and %.0f refused tokens%n", cluster, occurrences.size(),
+                    occurrences.getFirst(), occurrences.getLast(), killed.id(), killedAt, paused.id(),
+                    caughtMidRun ? "holding the lock" : "between runs", pausedAt, resumedAt,
+                    metric(cluster, paused, "taskfence_lock_losses_total{lock=\"schedules\"}"),
+                    metric(cluster, paused, "taskfence_fence_refusals_total{lock=\"schedules\"}"));
             for (int i = 1; i < occurrences.size(); i++) {
                 assertEquals(occurrences.get(i - 1).plusSeconds(1), occurrences.get(i),
                         "the occurrence after " + occurrences.get(i - 1) + " (every one made: " + occurrences + ")");
@@ -135,6 +141,16 @@ class SchedulesIT {
         }
     }
 
+    /** A Prometheus sample of the replica's {@code /q/metrics}, 0 if it has not been recorded. */
+    private static double metric(ReplicaCluster cluster, PackagedService replica, String sample) throws Exception {
+        for (String line : cluster.get(replica, "/q/metrics").body().split("\n")) {
+            if (line.startsWith(sample + " ")) {
+                return Double.parseDouble(line.substring(sample.length() + 1).trim());
+            }
+        }
+        return 0;
+    }
+
     private static long token(ReplicaCluster cluster) throws SQLException {
         return count(cluster, "select coalesce(max(token), 0) from fences where name = 'schedules'");
     }
@@ -147,7 +163,7 @@ class SchedulesIT {
         }
     }
 
-    private static void awaitTrue(String what, Duration atMost, java.util.concurrent.Callable<Boolean> condition) {
+    private static void awaitTrue(String what, Duration atMost, Callable<Boolean> condition) {
         await(what).atMost(atMost).pollInterval(POLL).until(condition);
     }
 }
