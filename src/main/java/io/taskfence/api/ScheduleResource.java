@@ -108,7 +108,9 @@ public class ScheduleResource {
             Draft draft = new Draft(name, cron, cronType,
                     Optional.ofNullable(body.zone()).orElse(stored.zone().getId()),
                     Optional.ofNullable(body.type()).orElse(stored.type()),
-                    Optional.<JsonNode>ofNullable(body.payload()).orElse(stored.payload()),
+                    // Jackson reads "payload": null as a JSON null node, not as absent.
+                    Optional.<JsonNode>ofNullable(body.payload()).filter(payload -> !payload.isNull())
+                            .orElse(stored.payload()),
                     Optional.ofNullable(body.priority()).orElse(stored.priority()),
                     Optional.ofNullable(body.maxAttempts()).orElse(stored.maxAttempts()),
                     Optional.ofNullable(body.paused()).orElse(stored.paused()),

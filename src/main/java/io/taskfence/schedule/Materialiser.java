@@ -34,8 +34,13 @@ import io.taskfence.task.TransitionMeters;
 public class Materialiser {
 
     static final String LOCK = "schedules";
-    /** Schedules taken per look at the table; a run goes on while it finds due ones and holds the lock. */
+    /** Schedules taken per look at the table; a run goes on while it finds full batches and holds the lock. */
     static final int BATCH = 100;
+    /**
+     * Looks per run at most: a schedule the run could not move on (changed meanwhile, or an expression that no
+     * longer reads) would be found again and again; the next tick goes on.
+     */
+    static final int BATCHES_PER_RUN = 10;
     /** On-time occurrences of one schedule made into tasks per transaction; the rest in the next. */
     static final int OCCURRENCES_PER_RUN = 1000;
 
@@ -75,16 +80,17 @@ public class Materialiser {
      */
     int materialiseDue(FenceToken fence, FencedLease held, Instant now) {
         int made = 0;
-        List<Schedule> due = schedules.due(now, BATCH);
-        while (!due.isEmpty()) {
+        for (int batch = 0; batch < BATCHES_PER_RUN; batch++) {
+            List<Schedule> due = schedules.due(now, BATCH);
             for (Schedule schedule : due) {
                 if (held != null && !held.isValid()) {
                     return made;
                 }
                 made += materialise(fence, schedule, now);
             }
-            // Another batch only if this one was full; a schedule changed meanwhile is read again there.
-            due = due.size() < BATCH ? List.of() : schedules.due(now, BATCH);
+            if (due.size() < BATCH) {
+                break; // every due schedule was seen; one changed meanwhile is read again at the next tick
+            }
         }
         return made;
     }

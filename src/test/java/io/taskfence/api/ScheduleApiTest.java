@@ -160,6 +160,9 @@ class ScheduleApiTest {
         String earlier = Instant.parse(next).minus(Duration.ofDays(1)).toString();
         admin().body("{\"payload\":{\"v\":2},\"priority\":3}").patch("/api/v1/schedules/{name}", name).then()
                 .statusCode(200).body("payload.v", is(2)).body("priority", is(3)).body("nextFireAt", is(earlier));
+        admin().body("{\"payload\":null,\"cron\":null,\"maxAttempts\":9}").patch("/api/v1/schedules/{name}", name).then()
+                .statusCode(200).body("payload.v", is(2)).body("cron", is("0 3 * * *")).body("maxAttempts", is(9))
+                .body("nextFireAt", is(earlier));
 
         admin().body("{\"paused\":true}").patch("/api/v1/schedules/{name}", name).then().statusCode(200)
                 .body("paused", is(true)).body("nextFireAt", nullValue()).body("nextFireTimes", empty());

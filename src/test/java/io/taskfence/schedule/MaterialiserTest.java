@@ -80,6 +80,17 @@ class MaterialiserTest {
     }
 
     @Test
+    void oneRunTakesMoreDueSchedulesThanOneBatch() {
+        int count = Materialiser.BATCH + 50;
+        for (int i = 0; i < count; i++) {
+            create("many-" + i + "-" + suffix(), "* * * * *", Misfire.SKIP, T);
+        }
+        assertEquals(count, materialiser.materialiseDue(fence(1, "a"), null, T.plusMillis(1)));
+        assertEquals(count, Sql.count(db, "select count(*) from schedules where next_fire_at = ?",
+                java.sql.Timestamp.from(T.plusSeconds(60))));
+    }
+
+    @Test
     void aPausedScheduleMakesNothing() {
         Schedule schedule = create("paused-" + suffix(), "* * * * *", Misfire.ONCE, T);
         Schedule paused = schedules.update(with(schedule, true, T)).orElseThrow();
