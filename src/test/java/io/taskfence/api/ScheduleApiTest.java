@@ -12,6 +12,7 @@ import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalTime;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
 
 import io.restassured.response.ValidatableResponse;
 import io.restassured.specification.RequestSpecification;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.task.Sql;
 import io.taskfence.testing.ApiKeysForTests;
@@ -42,6 +44,8 @@ class ScheduleApiTest {
 
     @Inject
     DataSource db;
+    @TestHTTPResource(value = "/", management = true)
+    URI management;
 
     @AfterEach
     void deleteThisTestsSchedules() {
@@ -201,6 +205,13 @@ class ScheduleApiTest {
         admin().delete("/api/v1/schedules/{name}", name).then().statusCode(204);
         admin().get("/api/v1/schedules/{name}", name).then().statusCode(404);
         admin().get("/api/v1/schedules").then().statusCode(200).body("schedules.name", not(name));
+    }
+
+    @Test
+    void theApiDocumentDescribesTheSchedules() {
+        given().get(management.resolve("/q/openapi")).then().statusCode(200).body(containsString("/api/v1/schedules/{name}"))
+                .body(containsString("NewSchedule")).body(containsString("ScheduleChanges"))
+                .body(containsString("nextFireTimes"));
     }
 
     // ---- plumbing
