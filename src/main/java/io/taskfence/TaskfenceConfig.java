@@ -36,6 +36,8 @@ public interface TaskfenceConfig {
 
     Recovery recovery();
 
+    Schedules schedules();
+
     Retry retry();
 
     Http http();
@@ -111,6 +113,20 @@ public interface TaskfenceConfig {
         /** An ENQUEUED task older than this lost its queue message and goes back to PENDING. */
         @WithDefault("60s")
         Duration enqueuedTimeout();
+    }
+
+    interface Schedules {
+        /** How often the schedules job looks for due occurrences (on the replica holding its lock). */
+        @WithDefault("1s")
+        Duration interval();
+
+        /**
+         * An occurrence due longer ago than this when the job comes to it was missed (the service was down):
+         * its schedule's misfire policy decides whether it runs ({@code once}) or not ({@code skip}). Keep it
+         * above the lock lease, so that an occurrence the job was late for because a replica died is not missed.
+         */
+        @WithDefault("60s")
+        Duration misfireThreshold();
     }
 
     interface Http {

@@ -143,8 +143,8 @@ final class RequestProblems {
 
     @ServerExceptionMapper(priority = FIRST)
     Response forbidden(ForbiddenException e) {
-        return Problem.of(Status.FORBIDDEN, "this API key may submit and read tasks only; cancel, retry and stats "
-                + "need an admin key").toResponse();
+        return Problem.of(Status.FORBIDDEN, "this API key may act on its own tasks only; stats and schedules need an "
+                + "admin key").toResponse();
     }
 
     /**

@@ -87,27 +87,7 @@ final class SubmissionChecks {
      * refusal names the field to blame in its {@code field}.
      */
     NewTask newTask(SubmitRequest body, String idempotencyKey) {
-        if (!body.payload().isObject()) {
-            throw Problems.about("payload", Status.BAD_REQUEST, "payload must be a JSON object, not "
-                    + body.payload().getNodeType());
-        }
-        // What PostgreSQL would refuse (a 503 before, and the whole batch) or store as something else.
-        unstorable(body.payload(), "payload").ifPresent(problem -> {
-            throw Problems.about("payload", Status.BAD_REQUEST, "payload must not contain " + problem);
-        });
-        int payloadBytes = body.payload().toString().getBytes(StandardCharsets.UTF_8).length;
-        if (payloadBytes > MAX_PAYLOAD_BYTES) {
-            throw Problems.about("payload", Status.REQUEST_ENTITY_TOO_LARGE,
-                    "payload is " + payloadBytes + " bytes of JSON; at most " + MAX_PAYLOAD_BYTES + " are accepted");
-        }
-        TaskHandler handler = handlers.forType(body.type()).orElseThrow(() -> Problems.unprocessable("type",
-                "no handler for task type '" + body.type() + "'; registered types: " + handlers.types()));
-        // A payload its handler can never run would only become a DEAD task later; say so now instead.
-        List<String> problems = handler.payloadProblems((ObjectNode) body.payload());
-        if (!problems.isEmpty()) {
-            throw Problems.unprocessable("payload",
-                    "payload of a '" + body.type() + "' task: " + String.join("; ", problems));
-        }
+        typeAndPayload(body.type(), body.payload());
         inRange("runAt", body.runAt());
         inRange("deadline", body.deadline());
         if (body.deadline() != null && body.runAt() != null && !body.deadline().isAfter(body.runAt())) {
@@ -116,6 +96,33 @@ final class SubmissionChecks {
         return new NewTask(body.type(), (ObjectNode) body.payload(),
                 Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
                 Optional.ofNullable(body.priority()).orElse(0), body.runAt(), body.deadline(), idempotencyKey);
+    }
+
+    /**
+     * The checks of a task's type and payload, for a submission and a schedule alike: the payload is an object
+     * PostgreSQL can store as sent, of 64 KiB at most, the type has a handler, and the handler can run it.
+     */
+    void typeAndPayload(String type, JsonNode payload) {
+        if (!payload.isObject()) {
+            throw Problems.about("payload", Status.BAD_REQUEST, "payload must be a JSON object, not "
+                    + payload.getNodeType());
+        }
+        // What PostgreSQL would refuse (a 503 before, and the whole batch) or store as something else.
+        unstorable(payload, "payload").ifPresent(problem -> {
+            throw Problems.about("payload", Status.BAD_REQUEST, "payload must not contain " + problem);
+        });
+        int payloadBytes = payload.toString().getBytes(StandardCharsets.UTF_8).length;
+        if (payloadBytes > MAX_PAYLOAD_BYTES) {
+            throw Problems.about("payload", Status.REQUEST_ENTITY_TOO_LARGE,
+                    "payload is " + payloadBytes + " bytes of JSON; at most " + MAX_PAYLOAD_BYTES + " are accepted");
+        }
+        TaskHandler handler = handlers.forType(type).orElseThrow(() -> Problems.unprocessable("type",
+                "no handler for task type '" + type + "'; registered types: " + handlers.types()));
+        // A payload its handler can never run would only become a DEAD task later; say so now instead.
+        List<String> problems = handler.payloadProblems((ObjectNode) payload);
+        if (!problems.isEmpty()) {
+            throw Problems.unprocessable("payload", "payload of a '" + type + "' task: " + String.join("; ", problems));
+        }
     }
 
     private static void inRange(String field, Instant value) {

@@ -20,7 +20,7 @@ import io.taskfence.task.TaskStoreException;
  * with a warning, for the next tick to try again, rather than failing with a stack trace every tick.
  */
 @ApplicationScoped
-class FencedJobs {
+public class FencedJobs {
 
     private static final Logger LOG = Logger.getLogger(FencedJobs.class);
 
@@ -35,7 +35,7 @@ class FencedJobs {
     }
 
     /** Runs {@code job} under the lock {@code name}, waiting at most {@code waitAtMost} for it. */
-    void run(String name, Duration waitAtMost, FencedJob job) {
+    public void run(String name, Duration waitAtMost, FencedJob job) {
         repair.watch(name);
         try {
             locks.runExclusively(name, lease, waitAtMost, held -> {

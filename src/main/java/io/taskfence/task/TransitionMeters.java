@@ -20,7 +20,7 @@ import io.micrometer.core.instrument.Timer;
  * {@code taskfence.task.cancelled.running} (tag {@code type}), the cancels that stopped a running task.
  */
 @Singleton
-final class TransitionMeters {
+public final class TransitionMeters {
 
     /** One row that changed status: where it went and the task's type. */
     record Moved(TaskStatus to, String type) {
@@ -44,7 +44,8 @@ final class TransitionMeters {
         }
     }
 
-    void moved(TaskStatus to, String type) {
+    /** One status change that committed; also for tasks other packages create ({@code to} PENDING). */
+    public void moved(TaskStatus to, String type) {
         counter(to, type).increment();
     }
 

@@ -1,0 +1,269 @@
+package io.taskfence.schedule;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.taskfence.task.FenceToken;
+import io.taskfence.task.Fences;
+import io.taskfence.task.StaleFenceException;
+import io.taskfence.task.TaskStoreException;
+
+/**
+ * The {@code schedules} table. Each write is one conditional statement: a name is taken once, an edit or a
+ * materialisation applies only to the version it was computed from ({@code where name = ? and version = ?}),
+ * so a write based on an older read changes nothing and says so. Materialisation also inserts the
+ * occurrences' tasks, in the same fenced transaction.
+ */
+@ApplicationScoped
+public class Schedules {
+
+    private static final String COLUMNS = "name, cron, cron_type, zone, type, payload, priority, max_attempts, paused, "
+            + "misfire, next_fire_at, version, created_at, updated_at";
+
+    private final DataSource db;
+    private final ObjectMapper json;
+
+    Schedules(DataSource db, ObjectMapper json) {
+        this.db = db;
+        this.json = json;
+    }
+
+    /**
+     * PostgreSQL's time: what schedules are read by (DESIGN section 9, "Time from the servers"), so that a
+     * replica whose clock is off neither makes occurrences early nor misses them.
+     */
+    public Instant now() {
+        return inConnection(connection -> {
+            try (PreparedStatement now = connection.prepareStatement("select clock_timestamp()");
+                    ResultSet row = now.executeQuery()) {
+                row.next();
+                return row.getTimestamp(1).toInstant();
+            }
+        });
+    }
+
+    /** Stores a new schedule; empty if the name is taken already. Its version is 1. */
+    public Optional<Schedule> create(Schedule schedule) {
+        return inConnection(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement("insert into schedules (name, cron, cron_type, "
+                    + "zone, type, payload, priority, max_attempts, paused, misfire, next_fire_at) "
+                    + "values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?) on conflict (name) do nothing returning " + COLUMNS)) {
+                insert.setString(1, schedule.name());
+                bindFields(insert, 2, schedule);
+                return first(insert);
+            }
+        });
+    }
+
+    public Optional<Schedule> find(String name) {
+        return inConnection(connection -> {
+            try (PreparedStatement select = connection.prepareStatement("select " + COLUMNS + " from schedules where name = ?")) {
+                select.setString(1, name);
+                return first(select);
+            }
+        });
+    }
+
+    /** Every schedule, by name. */
+    public List<Schedule> all() {
+        return inConnection(connection -> {
+            try (PreparedStatement select = connection.prepareStatement("select " + COLUMNS + " from schedules order by name")) {
+                return read(select);
+            }
+        });
+    }
+
+    /**
+     * Replaces the schedule's fields (all but its name and creation time) with {@code changed}'s, if it is
+     * still at {@code changed.version()}; its version goes up by one.
+     *
+     * @return the schedule as stored now; empty if it was deleted or changed since it was read
+     */
+    public Optional<Schedule> update(Schedule changed) {
+        return inConnection(connection -> {
+            try (PreparedStatement update = connection.prepareStatement("update schedules set cron = ?, cron_type = ?, "
+                    + "zone = ?, type = ?, payload = ?::jsonb, priority = ?, max_attempts = ?, paused = ?, misfire = ?, "
+                    + "next_fire_at = ?, version = version + 1, updated_at = now() where name = ? and version = ? "
+                    + "returning " + COLUMNS)) {
+                bindFields(update, 1, changed);
+                update.setString(11, changed.name());
+                update.setLong(12, changed.version());
+                return first(update);
+            }
+        });
+    }
+
+    /** Deletes the schedule; false if there is none of that name. The tasks it made stay. */
+    public boolean delete(String name) {
+        return inConnection(connection -> {
+            try (PreparedStatement delete = connection.prepareStatement("delete from schedules where name = ?")) {
+                delete.setString(1, name);
+                return delete.executeUpdate() > 0;
+            }
+        });
+    }
+
+    /** Schedules not paused whose next occurrence is at or before {@code now}, the longest due first. */
+    List<Schedule> due(Instant now, int limit) {
+        return inConnection(connection -> {
+            try (PreparedStatement select = connection.prepareStatement("select " + COLUMNS + " from schedules "
+                    + "where not paused and next_fire_at <= ? order by next_fire_at limit ?")) {
+                select.setTimestamp(1, Timestamp.from(now));
+                select.setInt(2, limit);
+                return read(select);
+            }
+        });
+    }
+
+    /**
+     * In one transaction after the fence check: moves {@code schedule} on to {@code plan.next()} if it is still
+     * the version read and not paused, and inserts a task for each of the plan's occurrences, keyed
+     * {@link Schedule#keyOf}, among the tasks without an owner; an occurrence whose key is taken already
+     * becomes no second task.
+     *
+     * @return the tasks inserted (empty if the schedule had changed, or the tasks existed)
+     * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
+     */
+    List<Instant> materialise(FenceToken fence, Schedule schedule, FirePlan plan) {
+        return inConnection(connection -> {
+            connection.setAutoCommit(false);
+            try {
+                if (!Fences.advance(connection, fence)) {
+                    throw new StaleFenceException(fence.lock(), fence.token());
+                }
+                List<Instant> created = advance(connection, schedule, plan) ? insertTasks(connection, schedule, plan)
+                        : List.of();
+                connection.commit();
+                return created;
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        });
+    }
+
+    private static boolean advance(Connection connection, Schedule schedule, FirePlan plan) throws SQLException {
+        try (PreparedStatement advance = connection.prepareStatement("update schedules set next_fire_at = ?, "
+                + "version = version + 1, updated_at = now() where name = ? and version = ? and not paused")) {
+            advance.setTimestamp(1, plan.next().map(Timestamp::from).orElse(null));
+            advance.setString(2, schedule.name());
+            advance.setLong(3, schedule.version());
+            return advance.executeUpdate() == 1;
+        }
+    }
+
+    private List<Instant> insertTasks(Connection connection, Schedule schedule, FirePlan plan) throws SQLException {
+        if (plan.occurrences().isEmpty()) {
+            return List.of();
+        }
+        try (PreparedStatement insert = connection.prepareStatement("insert into tasks (id, type, payload, max_attempts, "
+                + "priority, run_at, idempotency_key, owner) select gen_random_uuid(), ?, ?::jsonb, ?, ?, "
+                + "occurrence.run_at::timestamptz, occurrence.key, null "
+                + "from unnest(?::text[], ?::text[]) as occurrence(run_at, key) order by occurrence.key "
+                + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
+                + "returning run_at")) {
+            insert.setString(1, schedule.type());
+            insert.setString(2, write(schedule.payload()));
+            insert.setInt(3, schedule.maxAttempts());
+            insert.setInt(4, schedule.priority());
+            // As ISO-8601 text, as TaskTransitions binds instants in arrays (the driver would drop the offset).
+            insert.setArray(5, connection.createArrayOf("text", plan.occurrences().stream().map(Instant::toString).toArray()));
+            insert.setArray(6, connection.createArrayOf("text", plan.occurrences().stream().map(schedule::keyOf).toArray()));
+            List<Instant> created = new ArrayList<>();
+            try (ResultSet row = insert.executeQuery()) {
+                while (row.next()) {
+                    created.add(row.getTimestamp(1).toInstant());
+                }
+            }
+            return created;
+        }
+    }
+
+    // ---- plumbing
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T in(Connection connection) throws SQLException;
+    }
+
+    private <T> T inConnection(Work<T> work) {
+        try (Connection connection = db.getConnection()) {
+            return work.in(connection);
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
+    /** The fields after the name, from {@code first} on: cron ... next_fire_at (10 parameters). */
+    private void bindFields(PreparedStatement statement, int first, Schedule schedule) throws SQLException {
+        statement.setString(first, schedule.cron());
+        statement.setString(first + 1, schedule.cronType().id());
+        statement.setString(first + 2, schedule.zone().getId());
+        statement.setString(first + 3, schedule.type());
+        statement.setString(first + 4, write(schedule.payload()));
+        statement.setInt(first + 5, schedule.priority());
+        statement.setInt(first + 6, schedule.maxAttempts());
+        statement.setBoolean(first + 7, schedule.paused());
+        statement.setString(first + 8, schedule.misfire().id());
+        statement.setTimestamp(first + 9, schedule.nextFireAt() == null ? null : Timestamp.from(schedule.nextFireAt()));
+    }
+
+    private Optional<Schedule> first(PreparedStatement statement) throws SQLException {
+        return read(statement).stream().findFirst();
+    }
+
+    private List<Schedule> read(PreparedStatement statement) throws SQLException {
+        List<Schedule> schedules = new ArrayList<>();
+        try (ResultSet row = statement.executeQuery()) {
+            while (row.next()) {
+                schedules.add(new Schedule(row.getString("name"), row.getString("cron"),
+                        CronType.of(row.getString("cron_type")).orElseThrow(), ZoneId.of(row.getString("zone")),
+                        row.getString("type"), (ObjectNode) parse(row.getString("payload")), row.getInt("priority"),
+                        row.getInt("max_attempts"), row.getBoolean("paused"),
+                        Misfire.of(row.getString("misfire")).orElseThrow(), instant(row, "next_fire_at"),
+                        row.getLong("version"), instant(row, "created_at"), instant(row, "updated_at")));
+            }
+        }
+        return schedules;
+    }
+
+    private static Instant instant(ResultSet row, String column) throws SQLException {
+        Timestamp value = row.getTimestamp(column);
+        return value == null ? null : value.toInstant();
+    }
+
+    private String write(ObjectNode payload) {
+        try {
+            return json.writeValueAsString(payload);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write JSON", e);
+        }
+    }
+
+    private JsonNode parse(String text) {
+        try {
+            return json.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("PostgreSQL returned JSON that cannot be read", e);
+        }
+    }
+}
