@@ -160,6 +160,12 @@ ensure_wrk() { # the load generator of the REST benchmarks
   apt_install wrk
 }
 
+ensure_chromium() { # the dashboard's browser tests drive Debian's headless chromium through its chromedriver
+  command -v chromium >/dev/null && command -v chromedriver >/dev/null && return
+  log "installing chromium and chromium-driver"
+  apt_install chromium chromium-driver
+}
+
 # The figures the benchmarks left in target/bench/results.tsv (key<TAB>value), as a Markdown table.
 bench_table() {
   awk -F '\t' -v tasks="$1" '
@@ -246,7 +252,7 @@ case "${1:-}" in
     check_native_image
     ;;
   test)
-    ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk
+    ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk; ensure_chromium
     check_native_sources
     if [ -d "$NATIVE_CHECK" ]; then
       check_native_image

@@ -43,6 +43,11 @@ export function lineChart(points, series, span, label) {
       chart.append(svg('polyline', { points: coordinates.join(' '), class: `series ${line.css}`,
         'data-series': line.name }));
     }
+    // A dot per interval too: a line of one point would not show.
+    for (const coordinate of coordinates) {
+      const [cx, cy] = coordinate.split(',');
+      chart.append(svg('circle', { cx, cy, r: 2.5, class: `dot ${line.css}`, 'data-series': line.name }));
+    }
   }
   return chart;
 }

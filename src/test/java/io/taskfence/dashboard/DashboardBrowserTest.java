@@ -81,12 +81,18 @@ class DashboardBrowserTest {
         wait.until(ignored -> ids.stream().allMatch(id -> "SUCCEEDED".equals(status(id))));
 
         // SUCCEEDED only grows (retry takes DEAD and CANCELLED tasks only): the page must show this run's six.
-        wait.until(ignored -> number("count-SUCCEEDED") >= before + ids.size());
-        wait.until(ignored -> number("throughput-succeeded") >= ids.size());
+        wait.withMessage(() -> "the overview to show at least " + (before + ids.size()) + " SUCCEEDED, it shows "
+                + number("count-SUCCEEDED")).until(ignored -> number("count-SUCCEEDED") >= before + ids.size());
+        wait.withMessage(() -> "the chart to count " + ids.size() + " succeeded, it counts " + number("throughput-succeeded"))
+                .until(ignored -> number("throughput-succeeded") >= ids.size());
+        wait.withMessage(() -> null);
         assertTrue(number("count-total") >= number("count-SUCCEEDED"), "the total counts every status");
         assertFalse(browser.findElements(By.cssSelector("#replicas li")).isEmpty(),
                 "this replica's workers consume the stream, so the overview lists a consumer");
         assertTrue(text("overview-updated").startsWith("Updated"), text("overview-updated"));
+        // The chart draws a point per interval between two readings, for each of its three lines.
+        wait.until(ignored -> browser.findElements(By.cssSelector("svg.chart circle[data-series=succeeded]")).size() >= 4
+                && browser.findElements(By.cssSelector("svg.chart circle[data-series=failed]")).size() >= 4);
         chromium.screenshot("overview");
 
         // A phone's width: the page reflows instead of scrolling sideways.
