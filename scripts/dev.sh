@@ -132,6 +132,11 @@ check_native_sources() { # Quarkus's native build steps without GraalVM: they mu
     grep -qF "\"$resources" "$unpacked/META-INF/native-image/resource-config.json" \
       || { log "the native image would lack the resources under $resources"; exit 1; }
   done
+  local page
+  for page in src/main/resources/META-INF/resources/dashboard/*; do # Quarkus registers static files one by one
+    grep -qF "META-INF/resources/dashboard/${page##*/}" "$unpacked/META-INF/native-image/resource-config.json" \
+      || { log "the native image would lack the dashboard's ${page##*/}"; exit 1; }
+  done
   # What the API reads and writes as JSON: Jackson gets at these by reflection, which a native image allows only for
   # registered classes (Problem only comes from exception mappers, so it is registered by annotation).
   for type in api.Problem 'api.Problem$Violation' task.Task task.TaskPage 'api.StatsResource$Stats' lock.LockHolder \
@@ -140,8 +145,8 @@ check_native_sources() { # Quarkus's native build steps without GraalVM: they mu
       || { log "the native image would not let Jackson write io.taskfence.$type (not registered for reflection)"; exit 1; }
   done
   rm -rf "$unpacked"
-  log "native build steps passed: $dir holds the native-image arguments, with the Lua scripts, migrations"
-  log "and the API's JSON types registered for reflection"
+  log "native build steps passed: $dir holds the native-image arguments, with the Lua scripts, migrations,"
+  log "the dashboard's files and the API's JSON types registered for reflection"
 }
 
 check_native_image() {
@@ -158,6 +163,12 @@ ensure_wrk() { # the load generator of the REST benchmarks
   command -v wrk >/dev/null && return
   log "installing wrk"
   apt_install wrk
+}
+
+ensure_chromium() { # the dashboard's browser tests drive Debian's headless chromium through its chromedriver
+  command -v chromium >/dev/null && command -v chromedriver >/dev/null && return
+  log "installing chromium and chromium-driver"
+  apt_install chromium chromium-driver
 }
 
 # The figures the benchmarks left in target/bench/results.tsv (key<TAB>value), as a Markdown table.
@@ -246,7 +257,7 @@ case "${1:-}" in
     check_native_image
     ;;
   test)
-    ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk
+    ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk; ensure_chromium
     check_native_sources
     if [ -d "$NATIVE_CHECK" ]; then
       check_native_image

@@ -1,0 +1,109 @@
+// One task: GET /api/v1/tasks/{id} (payload and result included), its history from GET /api/v1/tasks/{id}/events,
+// and for an admin key the cancel and retry actions, each refusal shown with the problem's detail.
+import { get, post, session } from './api.js';
+import { fill, h, jsonText, message, time } from './dom.js';
+
+export function render(main, parameters, id) {
+  const details = h('div', { id: 'task-details' }, 'Loading…');
+  const actions = h('div', { id: 'task-actions' });
+  const outcome = h('div', { id: 'action-outcome' });
+  const history = h('section', { class: 'card wide', 'aria-labelledby': 'history-title' },
+    h('h2', { id: 'history-title' }, 'History'), h('div', { id: 'task-history' }, 'Loading…'));
+  fill(main, h('p', {}, h('a', { href: '#/tasks' }, '← Tasks')), h('h1', {}, 'Task ', h('code', {}, id)),
+    outcome, actions, details, history);
+
+  let stopped = false;
+  const path = `/tasks/${encodeURIComponent(id)}`;
+  get(path).then((task) => {
+    if (stopped) {
+      return;
+    }
+    showTask(details, task);
+    if (session.isAdmin()) {
+      fill(actions, h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' },
+        actionButton('cancel', 'Cancel task', path, details, outcome),
+        actionButton('retry', 'Retry task', path, details, outcome)));
+    }
+    loadHistory(path, history.querySelector('#task-history'), () => stopped);
+  }, (refused) => {
+    if (!stopped) {
+      fill(details, message('problem', refused.message));
+      fill(history.querySelector('#task-history'));
+      history.hidden = true;
+    }
+  });
+  return () => {
+    stopped = true;
+  };
+}
+
+function actionButton(action, label, path, details, outcome) {
+  const button = h('button', { type: 'button', id: `${action}-task`, class: action === 'cancel' ? 'danger' : '',
+    onclick: async () => {
+      button.disabled = true;
+      fill(outcome);
+      try {
+        const task = await post(`${path}/${action}`);
+        showTask(details, task);
+        fill(outcome, message('done', `${action === 'cancel' ? 'Cancelled' : 'Sent back to PENDING'}: the task is ${task.status}.`));
+      } catch (refused) {
+        fill(outcome, message('problem', `${label} refused (${refused.status}): ${refused.message}`));
+      } finally {
+        button.disabled = false;
+      }
+    } }, label);
+  return button;
+}
+
+function showTask(details, task) {
+  const pair = (label, value, valueId) => [h('dt', {}, label), h('dd', { id: valueId }, value)];
+  fill(details, h('div', { class: 'grid' },
+    h('section', { class: 'card', 'aria-labelledby': 'task-summary-title' },
+      h('h2', { id: 'task-summary-title' }, 'Summary'),
+      h('dl', { class: 'pairs' },
+        pair('Status', h('span', { class: `badge status-${task.status.toLowerCase()}` }, task.status), 'task-status'),
+        pair('Type', task.type, 'task-type'),
+        pair('Attempt', `${task.attempt} of ${task.maxAttempts}`),
+        pair('Priority', task.priority),
+        pair('Owner (key name)', task.owner ?? '—', 'task-owner'),
+        pair('Run at', time(task.runAt)),
+        pair('Deadline', time(task.deadline)),
+        pair('Created', time(task.createdAt)),
+        pair('Updated', time(task.updatedAt)))),
+    h('section', { class: 'card', 'aria-labelledby': 'task-error-title' },
+      h('h2', { id: 'task-error-title' }, 'Last error'),
+      h('pre', { id: 'task-error', tabindex: '0' }, task.lastError ?? 'none')),
+    h('section', { class: 'card', 'aria-labelledby': 'task-payload-title' },
+      h('h2', { id: 'task-payload-title' }, 'Payload'),
+      h('pre', { id: 'task-payload', tabindex: '0' }, jsonText(task.payload))),
+    h('section', { class: 'card', 'aria-labelledby': 'task-result-title' },
+      h('h2', { id: 'task-result-title' }, 'Result'),
+      h('pre', { id: 'task-result', tabindex: '0' }, jsonText(task.result)))));
+}
+
+async function loadHistory(path, target, stopped) {
+  try {
+    const history = await get(`${path}/events`);
+    if (stopped()) {
+      return;
+    }
+    const items = history?.items ?? [];
+    fill(target, items.length
+      ? h('div', { class: 'scroll' }, h('table', { id: 'task-events' },
+        h('thead', {}, h('tr', {}, ['At', 'From', 'To', 'Attempt', 'Worker', 'Error']
+          .map((text) => h('th', { scope: 'col' }, text)))),
+        h('tbody', {}, items.map((event) => h('tr', {},
+          h('td', {}, time(event.at)), h('td', {}, event.from ?? '—'), h('td', {}, event.to ?? '—'),
+          h('td', { class: 'number' }, event.attempt ?? '—'), h('td', {}, event.worker ?? '—'),
+          h('td', {}, event.error ?? ''))))))
+      : message('info', 'No recorded status change yet.'));
+  } catch (refused) {
+    if (stopped()) {
+      return;
+    }
+    // The task was just read, so a 404 here means this server has no history endpoint (an older version).
+    fill(target, refused.status === 404
+      ? h('p', { id: 'history-unavailable', class: 'info', role: 'status' }, 'History not available on this server.')
+      : message('problem', `Could not read the history: ${refused.message}`));
+  }
+}

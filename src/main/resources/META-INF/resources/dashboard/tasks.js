@@ -1,0 +1,95 @@
+// Tasks: GET /api/v1/tasks with the filters in the page's address (#/tasks?status=&type=&owner=&limit=&after=),
+// newest first, a page at a time through the listing's `next` cursor. The listing carries no payload or result.
+import { get, query, session } from './api.js';
+import { STATUSES, fill, h, message, time } from './dom.js';
+
+const PAGE_SIZES = ['10', '20', '50', '100'];
+// The cursors of the pages before this one, for "Previous"; reset whenever the filters change.
+let trail = { filters: '', cursors: [] };
+
+export function render(main, parameters) {
+  const filters = {
+    status: parameters.get('status') || '',
+    type: parameters.get('type') || '',
+    owner: session.isAdmin() ? parameters.get('owner') || '' : '',
+    limit: PAGE_SIZES.includes(parameters.get('limit')) ? parameters.get('limit') : '20',
+  };
+  const after = parameters.get('after') || '';
+  const key = JSON.stringify(filters);
+  if (trail.filters !== key || !after) {
+    trail = { filters: key, cursors: [] };
+  }
+
+  const form = h('form', { class: 'filters', id: 'task-filters', role: 'search', onsubmit: (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    location.hash = `#/tasks${query({ status: data.get('status'), type: data.get('type').trim(),
+      owner: (data.get('owner') || '').trim(), limit: data.get('limit') })}`;
+  } },
+  field('filter-status', 'Status', h('select', { id: 'filter-status', name: 'status' },
+    h('option', { value: '' }, 'any'),
+    STATUSES.map((status) => h('option', { value: status, selected: status === filters.status }, status)))),
+  field('filter-type', 'Type', h('input', { id: 'filter-type', name: 'type', value: filters.type, placeholder: 'e.g. noop',
+    autocomplete: 'off', spellcheck: 'false' })),
+  session.isAdmin() ? field('filter-owner', 'Key name (owner)', h('input', { id: 'filter-owner', name: 'owner',
+    value: filters.owner, placeholder: 'any', autocomplete: 'off', spellcheck: 'false' })) : null,
+  field('filter-limit', 'Per page', h('select', { id: 'filter-limit', name: 'limit' },
+    PAGE_SIZES.map((size) => h('option', { value: size, selected: size === filters.limit }, size)))),
+  h('div', { class: 'field' }, h('button', { type: 'submit', id: 'apply-filters' }, 'Filter')));
+
+  const listing = h('div', { id: 'task-list', 'aria-live': 'polite', 'aria-busy': 'true' }, 'Loading…');
+  fill(main, h('h1', {}, 'Tasks'),
+    session.isAdmin() ? null : h('p', { class: 'help' }, 'A submit key sees the tasks it submitted.'),
+    form, listing);
+
+  let stopped = false;
+  get(`/tasks${query({ ...filters, after })}`).then((page) => {
+    if (!stopped) {
+      show(listing, page, filters, after);
+    }
+  }, (refused) => {
+    if (!stopped) {
+      listing.removeAttribute('aria-busy');
+      const violations = refused.problem?.violations ?? [];
+      fill(listing, message('problem', refused.message),
+        violations.length ? h('ul', {}, violations.map((v) => h('li', {}, `${v.field}: ${v.message}`))) : null);
+    }
+  });
+  return () => {
+    stopped = true;
+  };
+}
+
+function field(id, label, control) {
+  return h('div', { class: 'field' }, h('label', { for: id }, label), control);
+}
+
+function show(listing, page, filters, after) {
+  listing.removeAttribute('aria-busy');
+  const pageNumber = trail.cursors.length + 1;
+  const table = page.items.length
+    ? h('div', { class: 'scroll' }, h('table', { id: 'tasks', class: 'tasks' },
+      h('caption', {}, `Page ${pageNumber}: ${page.items.length} task${page.items.length === 1 ? '' : 's'}, newest first`),
+      h('thead', {}, h('tr', {}, ['Task', 'Type', 'Status', 'Attempt', 'Owner', 'Created', 'Updated']
+        .map((text) => h('th', { scope: 'col' }, text)))),
+      h('tbody', {}, page.items.map((task) => h('tr', { 'data-id': task.id, 'data-status': task.status },
+        h('td', {}, h('a', { href: `#/task/${task.id}`, class: 'task-link' }, h('code', {}, task.id))),
+        h('td', {}, task.type),
+        h('td', {}, h('span', { class: `badge status-${task.status.toLowerCase()}` }, task.status)),
+        h('td', { class: 'number' }, `${task.attempt} of ${task.maxAttempts}`),
+        h('td', {}, task.owner ?? '—'),
+        h('td', {}, time(task.createdAt)),
+        h('td', {}, time(task.updatedAt)))))))
+    : message('info', pageNumber === 1 ? 'No task matches these filters.' : 'No more tasks.');
+
+  const previous = h('button', { type: 'button', id: 'previous-page', disabled: pageNumber === 1, onclick: () => {
+    const cursor = trail.cursors.pop();
+    location.hash = `#/tasks${query({ ...filters, after: cursor })}`;
+  } }, 'Previous page');
+  const next = h('button', { type: 'button', id: 'next-page', disabled: !page.next, onclick: () => {
+    trail.cursors.push(after);
+    location.hash = `#/tasks${query({ ...filters, after: page.next })}`;
+  } }, 'Next page');
+  fill(listing, table, h('nav', { class: 'pager', 'aria-label': 'Pages' }, previous,
+    h('span', { id: 'page-number' }, `Page ${pageNumber}`), next));
+}

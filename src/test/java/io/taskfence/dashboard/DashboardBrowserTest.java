@@ -1,0 +1,320 @@
+package io.taskfence.dashboard;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URL;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.specification.RequestSpecification;
+import io.taskfence.testing.ApiKeysForTests;
+import io.taskfence.testing.TestServers;
+import io.taskfence.worker.RunningTasksProfile;
+
+/**
+ * The dashboard in a real browser (headless chromium) against a replica whose dispatch and workers run: what an
+ * operator with an admin key and a tenant with a submit key see and can do. Screenshots of each page go to
+ * target/screenshots/.
+ */
+@QuarkusTest
+@TestServers
+@TestProfile(RunningTasksProfile.class)
+class DashboardBrowserTest {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    @TestHTTPResource("/")
+    URL root;
+
+    private HeadlessChromium chromium;
+    private WebDriver browser;
+    private WebDriverWait wait;
+
+    @BeforeEach
+    void openBrowser() {
+        chromium = HeadlessChromium.start();
+        browser = chromium.driver;
+        wait = new WebDriverWait(browser, PATIENCE);
+        wait.ignoring(StaleElementReferenceException.class);
+    }
+
+    @AfterEach
+    void closeBrowser() {
+        chromium.close();
+    }
+
+    @Test
+    void anAdminSeesTheCountsChangeAsTasksRun() {
+        signIn(ApiKeysForTests.ADMIN_KEY);
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("count-SUCCEEDED")));
+        long before = number("count-SUCCEEDED");
+
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(submit(ApiKeysForTests.ADMIN_KEY, "{\"type\":\"sleep\",\"payload\":{\"ms\":" + (200 * i) + "}}"));
+        }
+        ids.add(submit(ApiKeysForTests.ADMIN_KEY, "{\"type\":\"flaky\",\"payload\":{\"failTimes\":1},\"maxAttempts\":3}"));
+        wait.until(ignored -> ids.stream().allMatch(id -> "SUCCEEDED".equals(status(id))));
+
+        // SUCCEEDED only grows (retry takes DEAD and CANCELLED tasks only): the page must show this run's six.
+        wait.withMessage(() -> "the overview to show at least " + (before + ids.size()) + " SUCCEEDED, it shows "
+                + number("count-SUCCEEDED")).until(ignored -> number("count-SUCCEEDED") >= before + ids.size());
+        wait.withMessage(() -> "the chart to count " + ids.size() + " succeeded, it counts " + number("throughput-succeeded"))
+                .until(ignored -> number("throughput-succeeded") >= ids.size());
+        wait.withMessage(() -> null);
+        assertTrue(number("count-total") >= number("count-SUCCEEDED"), "the total counts every status");
+        assertFalse(browser.findElements(By.cssSelector("#replicas li")).isEmpty(),
+                "this replica's workers consume the stream, so the overview lists a consumer");
+        assertTrue(text("overview-updated").startsWith("Updated"), text("overview-updated"));
+        // The chart draws a point per interval between two readings, for each of its three lines.
+        wait.until(ignored -> browser.findElements(By.cssSelector("svg.chart circle[data-series=succeeded]")).size() >= 4
+                && browser.findElements(By.cssSelector("svg.chart circle[data-series=failed]")).size() >= 4);
+        chromium.screenshot("overview");
+
+        // A phone's width: the page reflows instead of scrolling sideways.
+        browser.manage().window().setSize(new Dimension(390, 844));
+        wait.until(ignored -> (Boolean) script("return document.documentElement.scrollWidth <= window.innerWidth"));
+        chromium.screenshot("overview-phone");
+    }
+
+    @Test
+    void anAdminFiltersOpensATaskCancelsItAndSeesARefusal() {
+        String marker = "dashboard-" + UUID.randomUUID();
+        String kept = submit(ApiKeysForTests.ADMIN_KEY, later("sleep", "{\"ms\":5,\"note\":\"" + marker + "\"}"));
+        String other = submit(ApiKeysForTests.ADMIN_KEY, later("noop", "{}"));
+
+        signIn(ApiKeysForTests.ADMIN_KEY);
+        browser.findElement(By.linkText("Tasks")).click();
+        filter("PENDING", "sleep", ApiKeysForTests.ADMIN_KEY_NAME, "100");
+        WebElement row = wait.until(ExpectedConditions.presenceOfElementLocated(row(kept)));
+        assertTrue(browser.findElements(row(other)).isEmpty(), "a noop task is not of type sleep");
+        for (WebElement listed : browser.findElements(By.cssSelector("#tasks tbody tr"))) {
+            assertEquals("PENDING", listed.getAttribute("data-status"));
+        }
+        chromium.screenshot("tasks");
+
+        row.findElement(By.cssSelector("a.task-link")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("task-payload"), marker));
+        assertEquals("PENDING", text("task-status"));
+        assertHistoryShownOrSaidUnavailable(kept);
+
+        browser.findElement(By.id("retry-task")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("action-outcome"),
+                "cannot retry task " + kept + ": it is PENDING"));
+        assertEquals("PENDING", status(kept), "a refused retry changes nothing");
+
+        browser.findElement(By.id("cancel-task")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("task-status"), "CANCELLED"));
+        assertEquals("CANCELLED", status(kept));
+        chromium.screenshot("task");
+    }
+
+    @Test
+    void theListingPagesWithItsCursorAndShowsABadFiltersDetail() {
+        StringBuilder batch = new StringBuilder("{\"tasks\":[");
+        for (int i = 0; i < 11; i++) {
+            batch.append(i == 0 ? "" : ",").append(later("sleep", "{\"page\":" + i + "}"));
+        }
+        Set<String> ours = new HashSet<>(as(ApiKeysForTests.OTHER_SUBMIT_KEY).contentType("application/json")
+                .body(batch.append("]}").toString()).post("/api/v1/tasks/batch").then().statusCode(200)
+                .extract().<String>jsonPath().getList("items.task.id", String.class));
+        assertEquals(11, ours.size());
+
+        signIn(ApiKeysForTests.ADMIN_KEY);
+        browser.get(root + "dashboard/#/tasks");
+        filter("PENDING", "sleep", ApiKeysForTests.OTHER_SUBMIT_KEY_NAME, "10");
+        wait.until(ignored -> listedIds().size() == 10);
+        List<String> first = listedIds();
+        assertTrue(ours.containsAll(first), "the newest ten of the key's PENDING sleep tasks are this test's: " + first);
+
+        browser.findElement(By.id("next-page")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("page-number"), "Page 2"));
+        List<String> second = listedIds();
+        assertFalse(second.isEmpty());
+        assertTrue(second.stream().noneMatch(first::contains), "page 2 repeats no task of page 1");
+        Set<String> seen = new HashSet<>(first);
+        seen.addAll(second);
+        assertTrue(seen.containsAll(ours), "the two pages hold all eleven");
+
+        browser.findElement(By.id("previous-page")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("page-number"), "Page 1"));
+        assertEquals(first, listedIds());
+
+        filter("", "Not A Type", "", "10");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#task-list [role=alert]"),
+                "type: must match"));
+    }
+
+    @Test
+    void aSubmitKeySeesItsOwnTasksOnlyAndNoActionsAndSigningOutForgetsTheKey() {
+        String mine = submit(ApiKeysForTests.SUBMIT_KEY, later("sleep", "{\"mine\":true}"));
+        String theirs = submit(ApiKeysForTests.OTHER_SUBMIT_KEY, later("sleep", "{\"theirs\":true}"));
+
+        signIn(ApiKeysForTests.SUBMIT_KEY);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("overview-problem"),
+                "Cluster statistics are for admin keys"));
+        assertTrue(browser.findElements(By.id("count-SUCCEEDED")).isEmpty());
+        assertFalse(browser.findElement(By.cssSelector("#nav [data-page=controls]")).isDisplayed(),
+                "no Types & schedules link for a submit key");
+
+        browser.findElement(By.linkText("Tasks")).click();
+        assertTrue(browser.findElements(By.id("filter-owner")).isEmpty(), "a submit key has no owner filter");
+        filter("PENDING", "sleep", null, "100");
+        wait.until(ExpectedConditions.presenceOfElementLocated(row(mine)));
+        assertTrue(browser.findElements(row(theirs)).isEmpty(), "another key's task is not listed");
+
+        browser.findElement(row(mine)).findElement(By.cssSelector("a.task-link")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("task-payload"), "\"mine\": true"));
+        assertTrue(browser.findElements(By.id("cancel-task")).isEmpty(), "no cancel for a submit key");
+        assertTrue(browser.findElements(By.id("retry-task")).isEmpty(), "no retry for a submit key");
+
+        browser.get(root + "dashboard/#/task/" + theirs);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#task-details [role=alert]"),
+                "no task with id '" + theirs + "'"));
+        browser.get(root + "dashboard/#/controls");
+        wait.until(ExpectedConditions.urlContains("#/overview"));
+
+        browser.findElement(By.id("sign-out")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
+        assertEquals(0L, script("return sessionStorage.length"), "signing out leaves nothing in session storage");
+        browser.get(root + "dashboard/#/tasks");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
+        assertTrue(browser.findElements(By.id("tasks")).isEmpty());
+    }
+
+    @Test
+    void aWrongKeyIsRefusedAndNoKeyEverReachesTheAddress() {
+        browser.get(root.toString());
+        wait.until(ExpectedConditions.urlToBe(root + "dashboard/"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
+        chromium.screenshot("signin");
+
+        browser.findElement(By.id("api-key")).sendKeys("not-a-key-of-this-service");
+        browser.findElement(By.id("sign-in")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#sign-in-problem [role=alert]"),
+                "This key is not accepted."));
+        assertEquals(0L, script("return sessionStorage.length"), "a refused key is not kept");
+        assertFalse(browser.getCurrentUrl().contains("not-a-key"), browser.getCurrentUrl());
+
+        signIn(ApiKeysForTests.ADMIN_KEY);
+        assertFalse(browser.getCurrentUrl().contains(ApiKeysForTests.ADMIN_KEY), browser.getCurrentUrl());
+    }
+
+    @Test
+    void theTypesAndSchedulesPageListsThemOrSaysTheServerHasNone() {
+        signIn(ApiKeysForTests.ADMIN_KEY);
+        browser.findElement(By.linkText("Types & schedules")).click();
+        for (String[] part : new String[][] { { "types", "/api/v1/types" }, { "schedules", "/api/v1/schedules" } }) {
+            int answer = as(ApiKeysForTests.ADMIN_KEY).get(part[1]).statusCode();
+            By shown = answer == 404 ? By.cssSelector("#" + part[0] + " .unavailable") : By.cssSelector("#" + part[0] + " table, #"
+                    + part[0] + " .info");
+            wait.until(ExpectedConditions.visibilityOfElementLocated(shown));
+        }
+        chromium.screenshot("controls");
+    }
+
+    // ---- helpers
+
+    private void signIn(String key) {
+        browser.get(root + "dashboard/");
+        WebElement input = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
+        input.sendKeys(key);
+        browser.findElement(By.id("sign-in")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("nav")));
+    }
+
+    /** Sets the listing's filters (null leaves one as it is) and applies them. */
+    private void filter(String status, String type, String owner, String limit) {
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("apply-filters")));
+        new Select(browser.findElement(By.id("filter-status"))).selectByValue(status);
+        replace(By.id("filter-type"), type);
+        if (owner != null) {
+            replace(By.id("filter-owner"), owner);
+        }
+        new Select(browser.findElement(By.id("filter-limit"))).selectByValue(limit);
+        browser.findElement(By.id("apply-filters")).click();
+        wait.until(ignored -> browser.findElements(By.cssSelector("#task-list[aria-busy]")).isEmpty()
+                && !browser.findElements(By.cssSelector("#task-list > *")).isEmpty());
+    }
+
+    private void replace(By field, String value) {
+        WebElement input = browser.findElement(field);
+        input.clear();
+        input.sendKeys(value);
+    }
+
+    private List<String> listedIds() {
+        List<String> ids = new ArrayList<>();
+        for (WebElement row : browser.findElements(By.cssSelector("#tasks tbody tr"))) {
+            ids.add(row.getAttribute("data-id"));
+        }
+        return ids;
+    }
+
+    private void assertHistoryShownOrSaidUnavailable(String id) {
+        int answer = as(ApiKeysForTests.ADMIN_KEY).get("/api/v1/tasks/{id}/events", id).statusCode();
+        By expected = answer == 404 ? By.id("history-unavailable") : By.cssSelector("#task-history table, #task-history .info");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(expected));
+    }
+
+    private static By row(String id) {
+        return By.cssSelector("#tasks tr[data-id='" + id + "']");
+    }
+
+    /** An element's text read in the page, so that a redraw between finding and reading it does not matter. */
+    private String text(String id) {
+        Object text = script("var e = document.getElementById(arguments[0]); return e ? e.textContent : null", id);
+        return text == null ? "" : text.toString().trim();
+    }
+
+    private long number(String id) {
+        String text = text(id);
+        return text.isEmpty() ? -1 : Long.parseLong(text);
+    }
+
+    private Object script(String script, Object... arguments) {
+        return ((JavascriptExecutor) browser).executeScript(script, arguments);
+    }
+
+    private static String later(String type, String payload) {
+        return "{\"type\":\"" + type + "\",\"payload\":" + payload + ",\"runAt\":\"" + Instant.now().plus(Duration.ofHours(1))
+                + "\"}";
+    }
+
+    private static String submit(String key, String body) {
+        return as(key).contentType("application/json").body(body).post("/api/v1/tasks").then().statusCode(201)
+                .extract().path("id");
+    }
+
+    private static String status(String id) {
+        return as(ApiKeysForTests.ADMIN_KEY).get("/api/v1/tasks/{id}", id).then().statusCode(200).extract().path("status");
+    }
+
+    private static RequestSpecification as(String key) {
+        return given().auth().oauth2(key);
+    }
+}
