@@ -79,6 +79,10 @@ class RetentionTest {
         UUID cancelledYoung = cancelled(Duration.ofMinutes(121));
         UUID enqueuedOld = backdated(fixtures.enqueued(), Duration.ofDays(40));
         UUID processingOld = backdated(fixtures.claimed().taskId(), Duration.ofDays(40));
+        // Created long ago, finished just now: its age counts from its finish.
+        UUID createdOldFinishedNow = fixtures.pending().id();
+        fixtures.backdate(createdOldFinishedNow, Duration.ofDays(40));
+        assertTrue(transitions.complete(fixtures.claimed(queries.find(createdOldFinishedNow).orElseThrow()), null));
         Claim failing = fixtures.claimed();
         transitions.fail(failing, "again later", false, BACKOFF, BACKOFF).orElseThrow();
         UUID failedOld = backdated(failing.taskId(), Duration.ofDays(40));
@@ -94,8 +98,8 @@ class RetentionTest {
             assertTrue(queries.find(gone).isEmpty(), "task " + gone + " is still there");
             assertEquals(0, events(gone), "task " + gone + "'s history is still there");
         }
-        for (UUID kept : List.of(succeededYoung, deadYoung, cancelledYoung, pendingOld, enqueuedOld, processingOld,
-                failedOld)) {
+        for (UUID kept : List.of(succeededYoung, deadYoung, cancelledYoung, createdOldFinishedNow, pendingOld,
+                enqueuedOld, processingOld, failedOld)) {
             assertTrue(queries.find(kept).isPresent(), "task " + kept + " was deleted");
             assertTrue(events(kept) > 0, "task " + kept + "'s history was deleted");
         }
