@@ -8,6 +8,8 @@ import java.util.OptionalInt;
 
 import jakarta.validation.constraints.Min;
 
+import org.hibernate.validator.constraints.time.DurationMin;
+
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
@@ -37,6 +39,8 @@ public interface TaskfenceConfig {
     Recovery recovery();
 
     Schedules schedules();
+
+    Retention retention();
 
     Retry retry();
 
@@ -127,6 +131,42 @@ public interface TaskfenceConfig {
          */
         @WithDefault("60s")
         Duration misfireThreshold();
+    }
+
+    /**
+     * How long finished tasks, their history and {@code dispatch_log} rows are kept (DESIGN section 7,
+     * "Retention"): a fenced job on one replica deletes them in batches once they are older.
+     */
+    interface Retention {
+        /** How often the retention job runs. */
+        @WithDefault("1m")
+        @DurationMin(nanos = 1)
+        Duration interval();
+
+        /** A SUCCEEDED task is deleted, with its events, this long after it succeeded. */
+        @WithDefault("7d")
+        @DurationMin(nanos = 1)
+        Duration succeeded();
+
+        /** A DEAD task is deleted, with its events, this long after it died (longer: someone may retry it). */
+        @WithDefault("30d")
+        @DurationMin(nanos = 1)
+        Duration dead();
+
+        /** A CANCELLED task is deleted, with its events, this long after it was cancelled. */
+        @WithDefault("7d")
+        @DurationMin(nanos = 1)
+        Duration cancelled();
+
+        /** A {@code dispatch_log} row is deleted this long after its batch was dispatched. */
+        @WithDefault("1d")
+        @DurationMin(nanos = 1)
+        Duration dispatchLog();
+
+        /** Rows deleted per statement (and transaction); a run repeats it until none is left or its time is up. */
+        @WithDefault("1000")
+        @Min(1)
+        int batchSize();
     }
 
     interface Http {

@@ -58,7 +58,7 @@ class DrainBenchIT {
                     preload(db, tasks);
                     awaitDrained(cluster, db, tasks);
                     try (Statement empty = db.createStatement()) {
-                        empty.execute("truncate tasks, dispatch_log");
+                        empty.execute("truncate tasks, task_events, dispatch_log");
                     }
                 }
                 OffsetDateTime committed = preload(db, tasks);

@@ -40,6 +40,7 @@ import io.taskfence.task.Submission;
 import io.taskfence.task.Submitted;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskField;
+import io.taskfence.task.TaskHistory;
 import io.taskfence.task.TaskPage;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
@@ -64,12 +65,15 @@ public class TaskResource {
     private final SubmissionChecks checks;
     private final Dispatcher dispatcher;
     private final CancelSignals cancels;
+    private final TaskHistory history;
     private final SecurityIdentity identity;
 
     TaskResource(TaskTransitions transitions, GroupedSubmissions submissions, TaskQueries queries,
-            SubmissionChecks checks, Dispatcher dispatcher, CancelSignals cancels, SecurityIdentity identity) {
+            SubmissionChecks checks, Dispatcher dispatcher, CancelSignals cancels, TaskHistory history,
+            SecurityIdentity identity) {
         this.identity = identity;
         this.cancels = cancels;
+        this.history = history;
         this.transitions = transitions;
         this.submissions = submissions;
         this.dispatcher = dispatcher;
@@ -151,6 +155,17 @@ public class TaskResource {
     public Task get(@PathParam("id") String id) {
         UUID taskId = taskId(id);
         return queries.find(taskId, caller().scope()).orElseThrow(() -> notFound(id));
+    }
+
+    /**
+     * The task's history (DESIGN section 5, "History"): every committed status change, oldest first; the newest
+     * {@value TaskHistory#MAX_EVENTS} of a task that has more.
+     */
+    @GET
+    @Path("/{id}/events")
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    public TaskEvents events(@PathParam("id") String id) {
+        return new TaskEvents(history.events(taskId(id), caller().scope()).orElseThrow(() -> notFound(id)));
     }
 
     /**

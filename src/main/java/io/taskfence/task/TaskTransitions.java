@@ -331,17 +331,14 @@ public class TaskTransitions {
         });
     }
 
-    /** Records the batch in {@code dispatch_log} (same transaction), and forgets batches older than a day. */
+    /** Records the batch in {@code dispatch_log} (same transaction); retention deletes old rows ({@link FinishedTasks}). */
     private static void logDispatch(Connection connection, FenceToken fence, int tasks) throws SQLException {
         try (PreparedStatement log = connection.prepareStatement(
-                "insert into dispatch_log (token, holder, tasks) values (?, ?, ?)");
-                PreparedStatement prune = connection.prepareStatement(
-                        "delete from dispatch_log where at < now() - interval '1 day'")) {
+                "insert into dispatch_log (token, holder, tasks) values (?, ?, ?)")) {
             log.setLong(1, fence.token());
             log.setString(2, fence.holder());
             log.setInt(3, tasks);
             log.executeUpdate();
-            prune.executeUpdate();
         }
     }
 

@@ -67,6 +67,12 @@ public class TaskFixtures {
         return transitions.claim(pending.id(), "fixture-" + UUID.randomUUID(), LEASE).orElseThrow();
     }
 
+    /** Makes a task look created and last changed {@code age} earlier than it was: a finished task that old. */
+    public void backdate(UUID id, Duration age) {
+        Sql.run(db, "update tasks set created_at = created_at - ? * interval '1 millisecond', "
+                + "updated_at = updated_at - ? * interval '1 millisecond' where id = ?", age.toMillis(), age.toMillis(), id);
+    }
+
     /** Makes a task look {@code age} older than it is (a test's stand-in for waiting that long). */
     public void age(UUID id, Duration age) {
         Sql.run(db, "update tasks set updated_at = updated_at - ? * interval '1 millisecond', "

@@ -1,0 +1,16 @@
+package io.taskfence.task;
+
+import java.time.Instant;
+
+/**
+ * One committed status change of a task (DESIGN section 1, "History"), as clients see it.
+ *
+ * @param at when it happened, by PostgreSQL's clock (the task's {@code updatedAt} it set)
+ * @param from the status before; null for the task's creation
+ * @param to the status after
+ * @param attempt the task's attempt number after the change
+ * @param worker the claim id ({@code replica/uuid}) of the attempt the change starts or ends; null otherwise
+ * @param error the task's last error when the change records a failure (to FAILED or DEAD); null otherwise
+ */
+public record TaskEvent(Instant at, TaskStatus from, TaskStatus to, int attempt, String worker, String error) {
+}
