@@ -111,7 +111,6 @@ class TaskHistoryTest {
         int before = history.events(id, TaskScope.ALL).orElseThrow().size();
         Claim impostor = new Claim(id, claim.type(), claim.payload(), claim.attempt(), "someone-else");
 
-        assertTrue(transitions.cancel(id).isEmpty(), "a PROCESSING task was cancelled");
         assertTrue(transitions.retry(id).isEmpty(), "a PROCESSING task was retried");
         assertTrue(transitions.claim(id, "late", TaskFixtures.LEASE).isEmpty(), "claimed twice");
         assertFalse(transitions.complete(impostor, null));
@@ -121,6 +120,11 @@ class TaskHistoryTest {
 
         assertEquals(before, history.events(id, TaskScope.ALL).orElseThrow().size(), "a lost transition left an event");
         assertEquals(before, Sql.count(db, "select count(*) from task_events where task_id = ?", id));
+
+        assertTrue(transitions.complete(claim, null));
+        assertTrue(transitions.cancel(id).isEmpty(), "a SUCCEEDED task was cancelled");
+        assertEquals(before + 1, Sql.count(db, "select count(*) from task_events where task_id = ?", id),
+                "only the success left an event");
     }
 
     @Test
