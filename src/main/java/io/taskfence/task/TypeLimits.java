@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 
 import io.quarkus.runtime.Startup;
 import io.taskfence.TaskfenceConfig;
@@ -22,17 +21,19 @@ import io.taskfence.TaskfenceConfig;
 @Startup
 public class TypeLimits {
 
-    private final Map<String, TypeLimit> byType = new TreeMap<>();
+    private final Map<String, TypeLimit> byType;
 
-    @Inject
     TypeLimits(TaskfenceConfig config, TaskHandlers handlers) {
-        this(config.types(), handlers.types());
+        this.byType = read(config.types(), handlers.types());
     }
 
     /**
+     * The limits of the types that have any, by name.
+     *
      * @throws IllegalStateException naming the first setting that names no registered type or is out of range
      */
-    TypeLimits(Map<String, TaskfenceConfig.Type> settings, Set<String> registered) {
+    static Map<String, TypeLimit> read(Map<String, TaskfenceConfig.Type> settings, Set<String> registered) {
+        Map<String, TypeLimit> byType = new TreeMap<>();
         for (Map.Entry<String, TaskfenceConfig.Type> entry : new TreeMap<>(settings).entrySet()) {
             String type = entry.getKey();
             String key = "taskfence.types." + type;
@@ -56,6 +57,7 @@ public class TypeLimits {
                 byType.put(type, limit);
             }
         }
+        return Collections.unmodifiableMap(byType);
     }
 
     /** The type's limits; {@link TypeLimit#none} for a type without any. */
@@ -65,7 +67,7 @@ public class TypeLimits {
 
     /** The types with a limit, by name. */
     public Map<String, TypeLimit> limited() {
-        return Collections.unmodifiableMap(byType);
+        return byType;
     }
 
     /** Whether some type has a concurrency limit: then a finished task can make room for another. */

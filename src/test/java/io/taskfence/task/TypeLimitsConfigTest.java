@@ -21,19 +21,18 @@ class TypeLimitsConfigTest {
 
     @Test
     void readsConcurrencyAndRatesPerSecondAndPerMinute() {
-        TypeLimits limits = new TypeLimits(Map.of("sleep", type(2, null), "http", type(null, "600/m"),
-                "noop", type(null, " 10/s ")), REGISTERED);
-        assertEquals(OptionalInt.of(2), limits.of("sleep").maxConcurrency());
-        assertEquals(Optional.of(new Rate(600, Duration.ofMinutes(1))), limits.of("http").rate());
-        assertEquals("10/s", limits.of("noop").rate().orElseThrow().toString());
-        assertTrue(limits.anyConcurrencyLimit());
-        assertEquals(Set.of("sleep", "http", "noop"), limits.limited().keySet());
+        Map<String, TypeLimit> limits = TypeLimits.read(Map.of("sleep", type(2, null), "http", type(null, "600/m"),
+                "noop", type(null, " 10/s "), "flaky", type(null, null)), Set.of("noop", "http", "sleep", "flaky"));
+        assertEquals(OptionalInt.of(2), limits.get("sleep").maxConcurrency());
+        assertEquals(Optional.of(new Rate(600, Duration.ofMinutes(1))), limits.get("http").rate());
+        assertEquals("10/s", limits.get("noop").rate().orElseThrow().toString());
+        assertEquals(Set.of("sleep", "http", "noop"), limits.keySet(), "a type named without a limit has none");
     }
 
     @Test
     void anUnknownTypeStopsTheStartNamingIt() {
         IllegalStateException refused = assertThrows(IllegalStateException.class,
-                () -> new TypeLimits(Map.of("noop", type(1, null), "slep", type(2, null)), REGISTERED));
+                () -> TypeLimits.read(Map.of("noop", type(1, null), "slep", type(2, null)), REGISTERED));
         assertEquals("taskfence.types.slep: there is no handler for task type 'slep' (the types are "
                 + REGISTERED + ")", refused.getMessage());
     }
@@ -42,12 +41,12 @@ class TypeLimitsConfigTest {
     void aMalformedRateOrAConcurrencyBelowOneStopsTheStart() {
         for (String rate : new String[] { "10", "10/h", "0/s", "-1/s", "ten/s", "10 /s", "1.5/s", "" }) {
             IllegalStateException refused = assertThrows(IllegalStateException.class,
-                    () -> new TypeLimits(Map.of("noop", type(null, rate)), REGISTERED), rate);
+                    () -> TypeLimits.read(Map.of("noop", type(null, rate)), REGISTERED), rate);
             assertEquals("taskfence.types.noop.rate: '" + rate + "' is not a rate: write <n>/s or <n>/m with n from 1, "
                     + "e.g. 10/s or 600/m", refused.getMessage());
         }
         IllegalStateException zero = assertThrows(IllegalStateException.class,
-                () -> new TypeLimits(Map.of("noop", type(0, null)), REGISTERED));
+                () -> TypeLimits.read(Map.of("noop", type(0, null)), REGISTERED));
         assertTrue(zero.getMessage().startsWith("taskfence.types.noop.max-concurrency is 0: it must be at least 1"),
                 zero.getMessage());
     }
