@@ -143,26 +143,28 @@ class TypeLimitsTest {
     }
 
     @Test
-    void aPauseWaitsForABatchThatIsReadingThePausedTypes() throws Exception {
-        // A batch holds the share lock from its read of paused_types until it commits; a pause that answered
-        // before the batch read is seen by it, and one sent while the batch runs waits for it to end.
-        try (Connection batch = db.getConnection()) {
-            batch.setAutoCommit(false);
-            try (Statement statement = batch.createStatement()) {
-                statement.execute("lock table paused_types in share mode");
-            }
-            CompletableFuture<Boolean> pause = CompletableFuture.supplyAsync(() -> types.pause("noop", "test"));
-            try {
-                pause.get(300, TimeUnit.MILLISECONDS);
-                throw new AssertionError("the pause answered while a batch was reading the paused types");
-            } catch (TimeoutException expected) {
-                // still waiting
-            }
-            batch.commit();
-            assertTrue(pause.get(10, TimeUnit.SECONDS));
-        }
+    void aBatchAndAPauseNeverOverlapSoABatchAfterThePauseSeesIt() throws Exception {
+        // A batch reads the paused types under a share lock held to its commit, and a pause's insert conflicts
+        // with it: the two take turns. Here a pause is under way (inserted, not committed) when a batch
+        // starts; the batch must wait for it and then leave the paused type's tasks alone.
         List<UUID> noops = submit("noop", 2, 0);
-        assertEquals(0, enqueueDue(100).stream().filter(noops::contains).count());
+        try (Connection pause = db.getConnection()) {
+            pause.setAutoCommit(false);
+            try (Statement statement = pause.createStatement()) {
+                statement.execute("insert into paused_types (type, paused_by) values ('noop', 'test')");
+            }
+            CompletableFuture<List<UUID>> batch = CompletableFuture.supplyAsync(() -> enqueueDue(100));
+            try {
+                List<UUID> early = batch.get(500, TimeUnit.MILLISECONDS);
+                throw new AssertionError("a batch ran while a pause was under way: " + early);
+            } catch (TimeoutException expected) {
+                // waiting for the pause
+            }
+            pause.commit();
+            assertEquals(0, batch.get(10, TimeUnit.SECONDS).stream().filter(noops::contains).count(),
+                    "the batch after the pause enqueued the paused type");
+        }
+        assertEquals(2, pending(noops));
     }
 
     private List<UUID> enqueueDue(int limit) {
