@@ -50,6 +50,20 @@ public interface TaskfenceConfig {
 
     Auth auth();
 
+    /**
+     * Global limits per task type, {@code taskfence.types.<type>.*}, held across all replicas by dispatch
+     * (DESIGN section 7, "Type limits"). A type named here must have a handler, else the start fails.
+     */
+    Map<String, Type> types();
+
+    interface Type {
+        /** At most this many tasks of the type ENQUEUED or PROCESSING at once; none: unlimited. At least 1. */
+        OptionalInt maxConcurrency();
+
+        /** At most this many of the type started a second or a minute, {@code <n>/s} or {@code <n>/m}; none: unlimited. */
+        Optional<String> rate();
+    }
+
     interface Lock {
         /** Lease of the job locks; the watchdog renews it at a third of this while the job runs. */
         @WithDefault("30s")

@@ -16,6 +16,8 @@ import io.taskfence.lock.LockHolder;
 import io.taskfence.queue.TaskQueue;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
+import io.taskfence.task.TaskTypes;
+import io.taskfence.task.TypeState;
 
 /** {@code GET /api/v1/stats}: the state of the whole cluster, as the shared servers see it. */
 @Path("/api/v1/stats")
@@ -24,22 +26,26 @@ import io.taskfence.task.TaskStatus;
 public class StatsResource {
 
     /** The answer's shape (DESIGN section 5). */
-    public record Stats(Map<TaskStatus, Long> tasks, long queueDepth, List<LockHolder> locks, List<String> replicas) {
+    public record Stats(Map<TaskStatus, Long> tasks, long queueDepth, List<LockHolder> locks, List<String> replicas,
+            List<TypeState> types) {
     }
 
     private final TaskQueries queries;
     private final TaskQueue queue;
     private final FencedLocks locks;
+    private final TaskTypes types;
 
-    StatsResource(TaskQueries queries, TaskQueue queue, FencedLocks locks) {
+    StatsResource(TaskQueries queries, TaskQueue queue, FencedLocks locks, TaskTypes types) {
         this.queries = queries;
         this.queue = queue;
         this.locks = locks;
+        this.types = types;
     }
 
     @GET
     @RolesAllowed(Roles.ADMIN)
     public Stats stats() {
-        return new Stats(queries.countByStatus(), queue.depth(), locks.holders(), queue.consumers());
+        return new Stats(queries.countByStatus(), queue.depth(), locks.holders(), queue.consumers(),
+                types.controlled());
     }
 }

@@ -40,17 +40,23 @@ public class TaskTransitions {
             + " * interval '1 millisecond'";
     /** A failed attempt ends the task when it was the last one, or when the deadline has passed. */
     private static final String EXHAUSTED = "(attempt >= max_attempts or (deadline is not null and deadline <= now()))";
+    /** The due tasks a dispatch batch may take, locked; completed by a condition on the type and {@link #DUE_ORDER}. */
+    private static final String DUE = "select id, priority, run_at from tasks where status in ('PENDING', 'FAILED') "
+            + "and run_at <= now() ";
+    private static final String DUE_ORDER = "order by priority desc, run_at limit ? for update skip locked";
 
     private final DataSource db;
     private final TaskRows rows;
     private final TransitionMeters meters;
     private final Quotas quotas;
+    private final TypeLimits limits;
 
-    TaskTransitions(DataSource db, TaskRows rows, TransitionMeters meters, Quotas quotas) {
+    TaskTransitions(DataSource db, TaskRows rows, TransitionMeters meters, Quotas quotas, TypeLimits limits) {
         this.db = db;
         this.rows = rows;
         this.meters = meters;
         this.quotas = quotas;
+        this.limits = limits;
     }
 
     /**
@@ -284,6 +290,9 @@ public class TaskTransitions {
     /**
      * Due PENDING and FAILED → ENQUEUED, at most {@code limit}, highest priority then oldest {@code run_at}
      * first, in one fenced transaction. Rows another transaction has locked are skipped, not waited for.
+     * Paused types are left out, and a limited type gets at most the room its limits leave ({@link
+     * DispatchRoom}): its due tasks are read by a select of their own, limited to that room, beside the select
+     * of all other types, so that a type at its limit never takes the batch's places from the others.
      *
      * @return the ids moved, in the order to push them to the queue
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was moved
@@ -292,17 +301,34 @@ public class TaskTransitions {
         record Enqueued(UUID id, String type) {
         }
         List<Enqueued> enqueued = fenced(fence, connection -> {
-            // The batch is read in the order of the index tasks_due and updated through the primary key: a
-            // join of the two would let the planner scan the whole table for a few hundred rows.
-            try (PreparedStatement enqueue = connection.prepareStatement("with due as (select id "
-                    + "from tasks where status in ('PENDING', 'FAILED') and run_at <= now() "
-                    + "order by priority desc, run_at limit ? for update skip locked), "
+            DispatchRoom room = DispatchRoom.read(connection, limits);
+            List<String> limitedTypes = List.copyOf(room.room().keySet());
+            // Each select reads in the order of the index tasks_due and the batch is updated through the
+            // primary key: a join of the two would let the planner scan the whole table for a few hundred rows.
+            StringBuilder sql = new StringBuilder("with general as (" + DUE + "and type <> all(?) " + DUE_ORDER + ")");
+            for (int i = 0; i < limitedTypes.size(); i++) {
+                sql.append(", limited").append(i).append(" as (").append(DUE).append("and type = ? ").append(DUE_ORDER)
+                        .append(")");
+            }
+            sql.append(", due as (select id from (select * from general");
+            for (int i = 0; i < limitedTypes.size(); i++) {
+                sql.append(" union all select * from limited").append(i);
+            }
+            sql.append(") as any_type order by priority desc, run_at limit ?), "
                     + "moved as (update tasks set status = 'ENQUEUED', fence = ?, enqueues = enqueues + 1, updated_at = now() "
                     + "where id = any(array(select id from due)) and status in ('PENDING', 'FAILED') "
                     + "returning id, type, priority, run_at) "
-                    + "select id, type from moved order by priority desc, run_at")) {
-                enqueue.setInt(1, limit);
-                enqueue.setLong(2, fence.token());
+                    + "select id, type from moved order by priority desc, run_at");
+            try (PreparedStatement enqueue = connection.prepareStatement(sql.toString())) {
+                int parameter = 1;
+                enqueue.setArray(parameter++, connection.createArrayOf("text", room.excluded().toArray()));
+                enqueue.setInt(parameter++, limit);
+                for (String type : limitedTypes) {
+                    enqueue.setString(parameter++, type);
+                    enqueue.setInt(parameter++, Math.min(limit, room.room().get(type)));
+                }
+                enqueue.setInt(parameter++, limit);
+                enqueue.setLong(parameter, fence.token());
                 List<Enqueued> batch = new ArrayList<>();
                 try (ResultSet moved = enqueue.executeQuery()) {
                     while (moved.next()) {
@@ -311,6 +337,9 @@ public class TaskTransitions {
                 }
                 if (!batch.isEmpty()) {
                     logDispatch(connection, fence, batch.size());
+                    Map<String, Integer> byType = new TreeMap<>();
+                    batch.forEach(row -> byType.merge(row.type(), 1, Integer::sum));
+                    room.recordStarts(connection, limits, byType);
                 }
                 return batch;
             }
@@ -320,11 +349,12 @@ public class TaskTransitions {
         return enqueued.stream().map(Enqueued::id).toList();
     }
 
-    /** Whether any task is due for dispatch (PENDING or FAILED, {@code run_at} passed). */
+    /** Whether any task of an unpaused type is due for dispatch (PENDING or FAILED, {@code run_at} passed). */
     public boolean anyDue() {
         return inConnection(connection -> {
             try (PreparedStatement due = connection.prepareStatement("select exists (select 1 from tasks "
-                    + "where status in ('PENDING', 'FAILED') and run_at <= now())"); ResultSet row = due.executeQuery()) {
+                    + "where status in ('PENDING', 'FAILED') and run_at <= now() "
+                    + "and type not in (select type from paused_types))"); ResultSet row = due.executeQuery()) {
                 row.next();
                 return row.getBoolean(1);
             }

@@ -80,6 +80,10 @@ final class Attempt {
         this.deadline = new LeaseDeadline(lease, claimSentAtNanos);
     }
 
+    String type() {
+        return claim.type();
+    }
+
     UUID taskId() {
         return claim.taskId();
     }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -28,9 +29,17 @@ final class SuccessBatches implements AutoCloseable {
 
     private final TaskTransitions transitions;
     private final GroupCommit<Waiting> batches;
+    private final Consumer<List<Claim>> written;
 
     SuccessBatches(TaskTransitions transitions) {
+        this(transitions, claims -> {
+        });
+    }
+
+    /** With {@code written} told of each batch's attempts once their batch has committed. */
+    SuccessBatches(TaskTransitions transitions, Consumer<List<Claim>> written) {
         this.transitions = transitions;
+        this.written = written;
         this.batches = new GroupCommit<>("task-successes", MOST_AT_ONCE, this::write);
     }
 
@@ -56,7 +65,9 @@ final class SuccessBatches implements AutoCloseable {
             batch.forEach(success -> success.written().complete(written.contains(success.completion().claim().claimId())));
         } catch (RuntimeException e) {
             batch.forEach(success -> success.written().completeExceptionally(e));
+            return;
         }
+        this.written.accept(batch.stream().map(success -> success.completion().claim()).toList());
     }
 
     /** Writes what is waiting, then stops the writer; what it could not write in time fails. */

@@ -25,6 +25,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.dispatch.Dispatcher;
 import io.taskfence.lock.LockSettings;
 import io.taskfence.queue.TaskQueue;
 import io.taskfence.queue.TaskQueue.Message;
@@ -32,6 +33,7 @@ import io.taskfence.task.Claim;
 import io.taskfence.task.TaskHandlers;
 import io.taskfence.task.TaskStoreException;
 import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.TypeLimits;
 
 /**
  * This replica's workers: one reader takes messages from the queue's consumer group as slots free up,
@@ -55,6 +57,8 @@ public class Workers {
     private final RunTimes runTimes;
     private final LapsedLeases lapsedLeases;
     private final CancelSignals cancels;
+    private final TypeLimits limits;
+    private final Dispatcher dispatcher;
     private final String consumer;
     private final Semaphore slots;
     /**
@@ -82,8 +86,10 @@ public class Workers {
     private volatile boolean stopping;
 
     Workers(TaskQueue queue, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
-            LockSettings settings, MeterRegistry metrics, CancelSignals cancels,
+            LockSettings settings, MeterRegistry metrics, CancelSignals cancels, TypeLimits limits, Dispatcher dispatcher,
             @ConfigProperty(name = "quarkus.redis.timeout") Duration redisTimeout) {
+        this.limits = limits;
+        this.dispatcher = dispatcher;
         this.queue = queue;
         this.transitions = transitions;
         this.handlers = handlers;
@@ -118,7 +124,7 @@ public class Workers {
                 Thread.ofPlatform().name("task-lease-deadline").daemon().factory());
         deadlines.setRemoveOnCancelPolicy(true); // re-armed at every heartbeat
         leaseDeadlines = deadlines;
-        successes = new SuccessBatches(transitions);
+        successes = new SuccessBatches(transitions, done -> done.forEach(claim -> madeRoom(claim.type())));
         cancels.listen(this::cancelled, leaseDeadlines);
         reader = Thread.ofPlatform().name("task-reader").start(this::readUntilStopped);
         LOG.infof("workers started: consumer %s, %d at once, %d claimed ahead", consumer,
@@ -240,6 +246,17 @@ public class Workers {
         } finally {
             claimedHere.remove(attempt);
             slots.release();
+            madeRoom(attempt.type()); // a failure or postponement is written by now; a success when its batch commits
+        }
+    }
+
+    /**
+     * A task of {@code type} left PROCESSING (or is about to): if the type has a concurrency limit, another of
+     * its tasks may go now, so dispatch runs soon instead of at its next tick (nudges coalesce).
+     */
+    private void madeRoom(String type) {
+        if (limits.of(type).maxConcurrency().isPresent()) {
+            dispatcher.nudge();
         }
     }
 
