@@ -1,7 +1,6 @@
-// Types & schedules (admin keys): pause and resume a task type, pause and resume a schedule. Written against
-// endpoints that come with the schedules work (GET /api/v1/types, POST /api/v1/types/{type}/pause|resume,
-// GET /api/v1/schedules, PATCH /api/v1/schedules/{name} {"paused": bool}); a server without them answers 404 and
-// this page says so. Everything about them is in this file, so that it can be finished on its own.
+// Types & schedules (admin keys): pause and resume a task type (GET /api/v1/types, POST
+// /api/v1/types/{type}/pause|resume), pause and resume a schedule (GET /api/v1/schedules, PATCH
+// /api/v1/schedules/{name} {"paused": bool}). An older server without them answers 404, and this page says so.
 import { get, patch, post } from './api.js';
 import { fill, h, message } from './dom.js';
 
