@@ -1,10 +1,11 @@
-// Overview: GET /api/v1/stats every few seconds (admin keys; a submit key gets a message instead). The throughput
-// chart is computed here from successive readings, as net changes of the counts between two of them.
+// Overview: GET /api/v1/stats and GET /api/v1/schedules every few seconds (admin keys; a submit key gets a message
+// instead). The throughput chart is computed here from successive readings, as net changes of the counts between two.
 import { ApiError, get } from './api.js';
 import { STATUSES, fill, h, message } from './dom.js';
 import { lineChart } from './chart.js';
 
 const REFRESH_MS = 3000;
+const SCHEDULES_SHOWN = 5;
 const SPAN_MS = 5 * 60 * 1000;
 const SERIES = [
   { name: 'started', label: 'started', css: 'started' },
@@ -51,13 +52,13 @@ export function render(main) {
   const refresh = async () => {
     timer = null;
     try {
-      const stats = await get('/stats');
+      const [stats, schedules] = await Promise.all([get('/stats'), get('/schedules').catch(() => null)]);
       if (stopped) {
         return;
       }
       record(stats, Date.now());
       fill(problem);
-      draw(body, stats);
+      draw(body, stats, schedules?.schedules ?? null);
       updated.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${REFRESH_MS / 1000} s.`;
     } catch (refused) {
       if (stopped) {
@@ -83,7 +84,7 @@ export function render(main) {
   };
 }
 
-function draw(body, stats) {
+function draw(body, stats, schedules) {
   const total = STATUSES.reduce((sum, status) => sum + (stats.tasks[status] ?? 0), 0);
   const counts = h('section', { class: 'card wide', 'aria-labelledby': 'counts-title' },
     h('h2', { id: 'counts-title' }, 'Tasks by status'),
@@ -131,9 +132,35 @@ function draw(body, stats) {
           h('td', { class: 'number' }, `${(lock.ttlMillis / 1000).toFixed(1)} s`))))))
       : h('p', { id: 'locks' }, 'No lock is held right now (this replica lists the locks it has asked for).'));
 
+  const limited = stats.types ?? [];
+  const types = h('section', { class: 'card wide', 'aria-labelledby': 'types-title' },
+    h('h2', { id: 'types-title' }, 'Paused and limited types'),
+    limited.length
+      ? h('div', { class: 'scroll' }, h('table', { id: 'overview-types' },
+        h('thead', {}, h('tr', {}, ['Type', 'Paused', 'At once (in flight / max)', 'Rate (started in window)']
+          .map((text) => h('th', { scope: 'col' }, text)))),
+        h('tbody', {}, limited.map((type) => h('tr', { 'data-name': type.type },
+          h('td', {}, h('code', {}, type.type)),
+          h('td', {}, type.paused ? 'paused' : 'no'),
+          h('td', { class: 'number' }, type.maxConcurrency == null ? '—' : `${type.inFlight} / ${type.maxConcurrency}`),
+          h('td', { class: 'number' }, type.rate == null ? '—' : `${type.startedInWindow ?? 0} of ${type.rate}`))))))
+      : h('p', { id: 'overview-types' }, 'No type is paused or limited.'));
+
+  const due = (schedules ?? []).filter((schedule) => !schedule.paused && schedule.nextFireAt)
+    .sort((a, b) => a.nextFireAt.localeCompare(b.nextFireAt)).slice(0, SCHEDULES_SHOWN);
+  const next = h('section', { class: 'card wide', 'aria-labelledby': 'schedules-due-title' },
+    h('h2', { id: 'schedules-due-title' }, 'Schedules due next'),
+    schedules == null
+      ? h('p', { id: 'schedules-due' }, 'Schedules could not be read.')
+      : due.length
+        ? h('ol', { id: 'schedules-due', class: 'plain' }, due.map((schedule) => h('li', { 'data-name': schedule.name },
+          h('code', {}, schedule.name), ` (${schedule.type}) at `,
+          h('time', { datetime: schedule.nextFireAt }, new Date(schedule.nextFireAt).toLocaleString()))))
+        : h('p', { id: 'schedules-due' }, 'No active schedule.'));
+
   // Redrawn every few seconds: a focused link keeps the focus.
   const focused = document.activeElement && body.contains(document.activeElement) ? document.activeElement.id : null;
-  fill(body, h('div', { class: 'grid' }, counts, throughput, queue, replicas, locks));
+  fill(body, h('div', { class: 'grid' }, counts, throughput, queue, replicas, locks, types, next));
   if (focused) {
     document.getElementById(focused)?.focus();
   }

@@ -226,13 +226,17 @@ class DashboardBrowserTest {
     }
 
     @Test
-    void anAdminPausesAndResumesATypeAndAScheduleFromTheTypesAndSchedulesPage() {
+    void anAdminSeesSchedulesDueAndPausesAScheduleAndATypeThatTheOverviewThenShows() {
         String schedule = "dash-" + UUID.randomUUID().toString().substring(0, 8);
         as(ApiKeysForTests.ADMIN_KEY).contentType("application/json")
                 .body("{\"name\":\"" + schedule + "\",\"cron\":\"0 3 1 1 *\",\"type\":\"noop\",\"payload\":{}}")
                 .post("/api/v1/schedules").then().statusCode(201);
+        By due = By.cssSelector("#schedules-due li[data-name='" + schedule + "']");
+        By pausedOnOverview = By.cssSelector("#overview-types tr[data-name='flaky']");
         try {
             signIn(ApiKeysForTests.ADMIN_KEY);
+            wait.until(ExpectedConditions.visibilityOfElementLocated(due));
+
             browser.findElement(By.linkText("Types & schedules")).click();
             WebElement scheduleRow = wait.until(ExpectedConditions.visibilityOfElementLocated(
                     By.cssSelector("#schedules-table tr[data-name='" + schedule + "']")));
@@ -240,14 +244,15 @@ class DashboardBrowserTest {
             wait.until(driver -> Boolean.TRUE.equals(as(ApiKeysForTests.ADMIN_KEY).get("/api/v1/schedules/{name}", schedule)
                     .then().statusCode(200).extract().path("paused")));
             wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("controls-outcome"), "done"));
-
             By typeRow = By.cssSelector("#types-table tr[data-name='flaky']");
             wait.until(ExpectedConditions.visibilityOfElementLocated(typeRow)).findElement(By.tagName("button")).click();
             wait.until(driver -> pausedType("flaky"));
-            chromium.screenshot("controls");
             wait.until(ExpectedConditions.textToBePresentInElementLocated(typeRow, "yes"));
-            browser.findElement(typeRow).findElement(By.tagName("button")).click();
-            wait.until(driver -> !pausedType("flaky"));
+            chromium.screenshot("controls");
+
+            browser.findElement(By.linkText("Overview")).click();
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(pausedOnOverview, "paused"));
+            wait.until(ExpectedConditions.invisibilityOfElementLocated(due));
         } finally {
             as(ApiKeysForTests.ADMIN_KEY).post("/api/v1/types/flaky/resume");
             as(ApiKeysForTests.ADMIN_KEY).delete("/api/v1/schedules/{name}", schedule);
