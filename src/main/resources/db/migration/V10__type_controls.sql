@@ -6,9 +6,9 @@ create table paused_types (
     paused_by text
 );
 
--- The enqueues of each rate-limited type (taskfence.types.<type>.rate): one row per dispatch batch that
--- moved some of its tasks, written in the batch's fenced transaction. The sum over the last window is what
--- the type has started in it; dispatch prunes rows older than the longest window (a minute).
+-- The starts of each rate-limited type (taskfence.types.<type>.rate): one row per claim that took some of its
+-- tasks, written in the claim's transaction. The sum over the last window, plus the type's ENQUEUED tasks, is
+-- what dispatch leaves no room beyond; dispatch prunes rows older than the longest window (a minute).
 create table type_starts (
     type  text        not null,
     at    timestamptz not null,

@@ -15,13 +15,13 @@ import java.util.TreeSet;
 /**
  * What one dispatch batch may take of each task type, read inside the batch's fenced transaction: none of a
  * paused type; of a limited type, what its limits leave. Dispatch is the only writer that adds to a type's
- * in-flight count or its starts (one holder at a time, its transactions serialised by the fence row's lock);
- * everything else only takes away (workers finish tasks, recovery and cancels move them back), so a count
- * read here can only be too high by the time of the commit, never too low, and the batch stays within the
- * limits.
+ * in-flight count or to its queued-plus-started count (one holder at a time, its transactions serialised by the
+ * fence row's lock); a claim moves a task from queued to started, and everything else only takes away (workers
+ * finish tasks, recovery and cancels move them back), so a count read here can only be too high by the time
+ * of the commit, never too low, and the batch stays within the limits.
  *
  * @param at the batch's time on PostgreSQL's clock, read after the fence row was locked, so that it rises from
- *        batch to batch; the rate windows end at it and the batch's starts are recorded at it
+ *        batch to batch; the rate windows end at it
  * @param excluded the types the batch's general select leaves out: paused and limited ones
  * @param room how many tasks each limited, unpaused type with room left may have in this batch
  */
@@ -92,7 +92,13 @@ record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, Integer
         return counts;
     }
 
-    /** Tasks of each rate-limited type enqueued in its window ending at {@code at} (excluded: {@code at - window}). */
+    /**
+     * For each rate-limited type, its tasks started (claimed) in its window ending at {@code at} (excluded:
+     * {@code at - window}) plus those ENQUEUED now, which may start at any moment. Read in one statement, so in
+     * one snapshot: a claim committing meanwhile moves a task from one term to the other, never out of both.
+     * That sum is what the rate leaves no room beyond: every task that starts in a window was, at the last
+     * batch before it that enqueued one of them, started in that batch's window, queued, or in the batch.
+     */
     static Map<String, Long> started(Connection connection, Map<String, TypeLimit> limited, OffsetDateTime at)
             throws SQLException {
         Map<String, Long> counts = new HashMap<>();
@@ -100,13 +106,15 @@ record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, Integer
         if (rated.isEmpty()) {
             return counts;
         }
-        try (PreparedStatement sum = connection.prepareStatement("select s.type, sum(s.tasks) from type_starts s "
-                + "join unnest(?::text[], ?::bigint[]) as w(type, window_ms) on s.type = w.type "
-                + "where s.at > ?::timestamptz - w.window_ms * interval '1 millisecond' group by s.type")) {
-            sum.setArray(1, connection.createArrayOf("text", rated.stream().map(TypeLimit::type).toArray()));
-            sum.setArray(2, connection.createArrayOf("int8",
+        try (PreparedStatement sum = connection.prepareStatement("select w.type, "
+                + "(select count(*) from tasks t where t.status = 'ENQUEUED' and t.type = w.type) "
+                + "+ (select coalesce(sum(s.tasks), 0) from type_starts s where s.type = w.type "
+                + "and s.at > ?::timestamptz - w.window_ms * interval '1 millisecond') "
+                + "from unnest(?::text[], ?::bigint[]) as w(type, window_ms)")) {
+            sum.setObject(1, at);
+            sum.setArray(2, connection.createArrayOf("text", rated.stream().map(TypeLimit::type).toArray()));
+            sum.setArray(3, connection.createArrayOf("int8",
                     rated.stream().map(limit -> limit.rate().get().window().toMillis()).toArray()));
-            sum.setObject(3, at);
             try (ResultSet row = sum.executeQuery()) {
                 while (row.next()) {
                     counts.put(row.getString(1), row.getLong(2));
@@ -116,24 +124,9 @@ record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, Integer
         return counts;
     }
 
-    /** Records the batch's enqueues of the rate-limited types at {@link #at}, and forgets rows past every window. */
-    void recordStarts(Connection connection, TypeLimits limits, Map<String, Integer> enqueuedByType) throws SQLException {
-        Map<String, Integer> rated = new TreeMap<>();
-        enqueuedByType.forEach((type, count) -> {
-            if (limits.of(type).rate().isPresent()) {
-                rated.put(type, count);
-            }
-        });
-        if (rated.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement insert = connection.prepareStatement("insert into type_starts (type, at, tasks) "
-                + "select type, ?::timestamptz, tasks from unnest(?::text[], ?::int[]) as s(type, tasks)");
-                PreparedStatement prune = connection.prepareStatement(PRUNE)) {
-            insert.setObject(1, at);
-            insert.setArray(2, connection.createArrayOf("text", rated.keySet().toArray()));
-            insert.setArray(3, connection.createArrayOf("int4", rated.values().toArray()));
-            insert.executeUpdate();
+    /** Forgets starts past every window: the claims record them ({@link TaskTransitions#claim}), dispatch prunes. */
+    void forgetOldStarts(Connection connection) throws SQLException {
+        try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
             prune.setObject(1, at);
             prune.executeUpdate();
         }

@@ -337,10 +337,8 @@ public class TaskTransitions {
                 }
                 if (!batch.isEmpty()) {
                     logDispatch(connection, fence, batch.size());
-                    Map<String, Integer> byType = new TreeMap<>();
-                    batch.forEach(row -> byType.merge(row.type(), 1, Integer::sum));
-                    room.recordStarts(connection, limits, byType);
                 }
+                room.forgetOldStarts(connection);
                 return batch;
             }
         });
@@ -392,16 +390,21 @@ public class TaskTransitions {
         record Claimed(Claim claim, double waitedSeconds) {
         }
         List<Claimed> claimed = inConnection(connection -> {
+            // A rate-limited type's claims are its starts (DESIGN section 4, "Type limits"), recorded with them.
             try (PreparedStatement claim = connection.prepareStatement("with claimable as (select id from tasks "
-                    + "where id = any(?) and status = 'ENQUEUED' order by id for update) "
-                    + "update tasks set status = 'PROCESSING', attempt = attempt + 1, "
+                    + "where id = any(?) and status = 'ENQUEUED' order by id for update), "
+                    + "claimed as (update tasks set status = 'PROCESSING', attempt = attempt + 1, "
                     + "worker = ? || '/' || gen_random_uuid(), lease_until = now() + ? * interval '1 millisecond', "
                     + "updated_at = now() from claimable where tasks.id = claimable.id and tasks.status = 'ENQUEUED' "
                     + "returning tasks.id, type, payload, attempt, worker, "
-                    + "extract(epoch from now() - created_at) as waited_seconds")) {
+                    + "extract(epoch from now() - created_at) as waited_seconds), "
+                    + "started as (insert into type_starts (type, at, tasks) select type, now(), count(*) from claimed "
+                    + "where type = any(?) group by type) "
+                    + "select * from claimed")) {
                 claim.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
                 claim.setString(2, claimer);
                 claim.setLong(3, lease.toMillis());
+                claim.setArray(4, connection.createArrayOf("text", limits.rated().toArray()));
                 List<Claimed> rowsClaimed = new ArrayList<>();
                 try (ResultSet row = claim.executeQuery()) {
                     while (row.next()) {

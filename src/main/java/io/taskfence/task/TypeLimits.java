@@ -1,6 +1,7 @@
 package io.taskfence.task;
 
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -68,6 +69,11 @@ public class TypeLimits {
     /** The types with a limit, by name. */
     public Map<String, TypeLimit> limited() {
         return byType;
+    }
+
+    /** The types with a rate, whose claims are recorded as starts ({@code type_starts}). */
+    public List<String> rated() {
+        return byType.values().stream().filter(limit -> limit.rate().isPresent()).map(TypeLimit::type).toList();
     }
 
     /** Whether some type has a concurrency limit: then a finished task can make room for another. */

@@ -6,8 +6,9 @@ package io.taskfence.task;
  * @param maxConcurrency its {@code max-concurrency}, null when it has none
  * @param rate its {@code rate} ({@code 10/s}, {@code 600/m}), null when it has none
  * @param inFlight its tasks ENQUEUED or PROCESSING now: what {@code max-concurrency} bounds
- * @param startedInWindow its tasks enqueued in the rate's window ending now; null when it has no rate
+ * @param rateUsed its tasks started (claimed) in the rate's window ending now plus those ENQUEUED, which may start
+ *        at any moment: what {@code rate} bounds; null when it has no rate
  */
 public record TypeState(String type, boolean paused, Integer maxConcurrency, String rate, long inFlight,
-        Long startedInWindow) {
+        Long rateUsed) {
 }

@@ -40,7 +40,7 @@ class TypesApiTest {
                 .body("find { it.type == 'noop' }.paused", is(false))
                 .body("find { it.type == 'noop' }.maxConcurrency", nullValue())
                 .body("find { it.type == 'noop' }.rate", nullValue())
-                .body("find { it.type == 'noop' }.startedInWindow", nullValue());
+                .body("find { it.type == 'noop' }.rateUsed", nullValue());
     }
 
     @Test

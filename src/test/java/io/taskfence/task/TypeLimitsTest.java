@@ -128,14 +128,19 @@ class TypeLimitsTest {
         List<UUID> flakies = submit("flaky", 10, 0);
         List<UUID> first = enqueueDue(100);
         assertEquals(3, first.size(), "3/m in one batch: " + first);
-        // Finishing them makes no room: the rate counts starts, not tasks in flight.
+        // Queued, they may start at any moment: they count.
+        assertEquals(List.of(), enqueueDue(100), "a fourth while three are queued");
+        assertEquals(3L, state("flaky").rateUsed());
+        // Started, then finished, they still count: the rate counts starts, not tasks in flight.
         transitions.claim(first, "limits-test", LEASE).forEach(claim -> transitions.complete(claim, null));
         assertEquals(List.of(), enqueueDue(100), "a fourth start within the minute");
-        assertEquals(3L, state("flaky").startedInWindow());
+        assertEquals(3L, state("flaky").rateUsed());
+        assertEquals(3L, Sql.count(db, "select coalesce(sum(tasks), 0) from type_starts where type = 'flaky'"),
+                "the claims recorded their starts");
 
         // A minute later (its records aged past the window) three more may go.
         Sql.run(db, "update type_starts set at = at - interval '61 seconds'");
-        assertEquals(0L, state("flaky").startedInWindow());
+        assertEquals(0L, state("flaky").rateUsed());
         List<UUID> second = enqueueDue(100);
         assertEquals(3, second.size());
         assertTrue(flakies.containsAll(first) && flakies.containsAll(second));
