@@ -21,6 +21,8 @@ import java.util.UUID;
  * keys never meet another run's. Every status change the replicas make is recorded by a trigger in
  * {@code transition_audit}, so that a test can check that each one was an edge of the state machine
  * (unless started {@link #startWithoutAudit without it}). Used by the replica tests and the benchmarks.
+ * {@link #startWithSentinels Started with sentinels}, the replicas reach a {@link RedisSentinelGroup} of the
+ * cluster's own through the sentinels, configured as an operator would.
  */
 public final class ReplicaCluster implements AutoCloseable {
 
@@ -33,6 +35,7 @@ public final class ReplicaCluster implements AutoCloseable {
     private final Map<String, String> settings;
     private final List<PackagedService> replicas = new ArrayList<>();
     private StandaloneRedis redis;
+    private RedisSentinelGroup sentinels;
 
     private ReplicaCluster(Map<String, String> settings) {
         this.settings = settings;
@@ -43,7 +46,15 @@ public final class ReplicaCluster implements AutoCloseable {
      * seconds) plus {@code overrides}, and waits until each is ready.
      */
     public static ReplicaCluster start(int count, Map<String, String> overrides) throws Exception {
-        return start(count, overrides, true);
+        return start(count, overrides, true, false);
+    }
+
+    /**
+     * As {@link #start(int, Map)}, against a primary, a replica and three sentinels instead of one Redis: the
+     * replicas are configured with {@code quarkus.redis.client-type=sentinel} and automatic failover.
+     */
+    public static ReplicaCluster startWithSentinels(int count, Map<String, String> overrides) throws Exception {
+        return start(count, overrides, true, true);
     }
 
     /**
@@ -52,10 +63,11 @@ public final class ReplicaCluster implements AutoCloseable {
      * then absent.
      */
     public static ReplicaCluster startWithoutAudit(int count, Map<String, String> overrides) throws Exception {
-        return start(count, overrides, false);
+        return start(count, overrides, false, false);
     }
 
-    private static ReplicaCluster start(int count, Map<String, String> overrides, boolean audited) throws Exception {
+    private static ReplicaCluster start(int count, Map<String, String> overrides, boolean audited,
+            boolean withSentinels) throws Exception {
         Map<String, String> settings = new HashMap<>(Map.of(
                 "TASKFENCE_LOCK_LEASE", "2s",
                 "TASKFENCE_DISPATCH_INTERVAL", "1s",
@@ -71,7 +83,11 @@ public final class ReplicaCluster implements AutoCloseable {
         settings.putAll(overrides);
         ReplicaCluster cluster = new ReplicaCluster(settings);
         try {
-            cluster.redis = StandaloneRedis.start(PackagedService.freePort(), cluster.dir);
+            if (withSentinels) {
+                cluster.sentinels = RedisSentinelGroup.start(cluster.dir);
+            } else {
+                cluster.redis = StandaloneRedis.start(PackagedService.freePort(), cluster.dir);
+            }
             cluster.createSchema();
             // The first replica migrates the schema; the audit trigger goes onto the migrated table.
             cluster.launch(0).awaitStatus("/q/health/ready", 200, START_TIMEOUT);
@@ -110,9 +126,17 @@ public final class ReplicaCluster implements AutoCloseable {
         return "taskfence:" + suffix;
     }
 
-    /** Runs a command against the cluster's Redis with {@code redis-cli}; its output, trimmed. */
+    /** Runs a command against the cluster's Redis (the primary now) with {@code redis-cli}; its output, trimmed. */
     public String redis(String... command) throws IOException, InterruptedException {
-        return redis.cli(command);
+        return (sentinels != null ? sentinels.primary() : redis).cli(command);
+    }
+
+    /** The sentinel group, if the cluster was {@link #startWithSentinels started with one}. */
+    public RedisSentinelGroup sentinels() {
+        if (sentinels == null) {
+            throw new IllegalStateException("this cluster runs on one Redis, without sentinels");
+        }
+        return sentinels;
     }
 
     /** A connection to the cluster's schema. */
@@ -154,7 +178,15 @@ public final class ReplicaCluster implements AutoCloseable {
 
     private PackagedService launch(int index) throws IOException {
         Map<String, String> env = new HashMap<>(settings);
-        env.put("QUARKUS_REDIS_HOSTS", redis.url());
+        if (sentinels != null) {
+            env.put("QUARKUS_REDIS_CLIENT_TYPE", "sentinel");
+            env.put("QUARKUS_REDIS_HOSTS", sentinels.hosts());
+            env.put("QUARKUS_REDIS_MASTER_NAME", RedisSentinelGroup.MASTER_NAME);
+            env.put("QUARKUS_REDIS_ROLE", "master");
+            env.put("QUARKUS_REDIS_AUTO_FAILOVER", "true");
+        } else {
+            env.put("QUARKUS_REDIS_HOSTS", redis.url());
+        }
         env.put("QUARKUS_DATASOURCE_JDBC_URL", PostgresSchema.DATABASE_URL + "?currentSchema=" + schema);
         env.put("QUARKUS_DATASOURCE_USERNAME", PostgresSchema.USER);
         env.put("QUARKUS_FLYWAY_SCHEMAS", schema);
@@ -179,12 +211,15 @@ public final class ReplicaCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        if (redis != null) {
-            try {
+        try {
+            if (redis != null) {
                 redis.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
+            if (sentinels != null) {
+                sentinels.close();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         try (Connection connection = DriverManager.getConnection(PostgresSchema.DATABASE_URL, PostgresSchema.USER, "");
                 Statement statement = connection.createStatement()) {
