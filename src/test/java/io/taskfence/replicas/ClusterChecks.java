@@ -180,4 +180,16 @@ final class ClusterChecks {
     static <T> T awaitValue(String what, Duration atMost, Callable<T> probe) {
         return await(what).atMost(atMost).pollInterval(POLL).until(probe, Objects::nonNull);
     }
+
+    /** The ids a query's first column lists. */
+    static List<UUID> uuids(ReplicaCluster cluster, String sql) throws SQLException {
+        List<UUID> ids = new ArrayList<>();
+        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(sql);
+                ResultSet row = query.executeQuery()) {
+            while (row.next()) {
+                ids.add(row.getObject(1, UUID.class));
+            }
+        }
+        return ids;
+    }
 }

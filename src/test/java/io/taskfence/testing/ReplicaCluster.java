@@ -1,6 +1,7 @@
 package io.taskfence.testing;
 
 import java.io.IOException;
+import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -36,6 +37,9 @@ public final class ReplicaCluster implements AutoCloseable {
     private final List<PackagedService> replicas = new ArrayList<>();
     private StandaloneRedis redis;
     private RedisSentinelGroup sentinels;
+    /** The replicas' path to PostgreSQL, if the test cuts it; the port stays the same across cuts. */
+    private TcpForwarder postgresPath;
+    private int postgresPathPort;
 
     private ReplicaCluster(Map<String, String> settings) {
         this.settings = settings;
@@ -46,7 +50,7 @@ public final class ReplicaCluster implements AutoCloseable {
      * seconds) plus {@code overrides}, and waits until each is ready.
      */
     public static ReplicaCluster start(int count, Map<String, String> overrides) throws Exception {
-        return start(count, overrides, true, false);
+        return start(count, overrides, true, false, false);
     }
 
     /**
@@ -54,7 +58,16 @@ public final class ReplicaCluster implements AutoCloseable {
      * replicas are configured with {@code quarkus.redis.client-type=sentinel} and automatic failover.
      */
     public static ReplicaCluster startWithSentinels(int count, Map<String, String> overrides) throws Exception {
-        return start(count, overrides, true, true);
+        return start(count, overrides, true, true, false);
+    }
+
+    /**
+     * As {@link #start(int, Map)}, with the replicas reaching PostgreSQL through a path the test can
+     * {@link #cutPostgres() cut} and {@link #restorePostgres() restore}, as a restart of PostgreSQL would look
+     * to them; the test itself still reaches it directly ({@link #database()}).
+     */
+    public static ReplicaCluster startWithPostgresPath(int count, Map<String, String> overrides) throws Exception {
+        return start(count, overrides, true, false, true);
     }
 
     /**
@@ -63,11 +76,11 @@ public final class ReplicaCluster implements AutoCloseable {
      * then absent.
      */
     public static ReplicaCluster startWithoutAudit(int count, Map<String, String> overrides) throws Exception {
-        return start(count, overrides, false, false);
+        return start(count, overrides, false, false, false);
     }
 
     private static ReplicaCluster start(int count, Map<String, String> overrides, boolean audited,
-            boolean withSentinels) throws Exception {
+            boolean withSentinels, boolean postgresPath) throws Exception {
         Map<String, String> settings = new HashMap<>(Map.of(
                 "TASKFENCE_LOCK_LEASE", "2s",
                 "TASKFENCE_DISPATCH_INTERVAL", "1s",
@@ -89,6 +102,10 @@ public final class ReplicaCluster implements AutoCloseable {
                 cluster.redis = StandaloneRedis.start(PackagedService.freePort(), cluster.dir);
             }
             cluster.createSchema();
+            if (postgresPath) {
+                cluster.postgresPathPort = PackagedService.freePort();
+                cluster.restorePostgres();
+            }
             // The first replica migrates the schema; the audit trigger goes onto the migrated table.
             cluster.launch(0).awaitStatus("/q/health/ready", 200, START_TIMEOUT);
             if (audited) {
@@ -155,6 +172,36 @@ public final class ReplicaCluster implements AutoCloseable {
         return replica.get(path, "Authorization", "Bearer " + ADMIN_KEY);
     }
 
+    /**
+     * Drops every connection of the replicas to PostgreSQL and refuses new ones, as PostgreSQL does while it
+     * restarts: their statements fail at once.
+     */
+    public void cutPostgres() {
+        postgresPath().close();
+    }
+
+    /** PostgreSQL answers the replicas again, on the same address. */
+    public void restorePostgres() throws IOException {
+        URI database = URI.create(PostgresSchema.DATABASE_URL.substring("jdbc:".length()));
+        postgresPath = TcpForwarder.open(postgresPathPort, database.getPort());
+    }
+
+    private TcpForwarder postgresPath() {
+        if (postgresPath == null) {
+            throw new IllegalStateException("this cluster reaches PostgreSQL directly");
+        }
+        return postgresPath;
+    }
+
+    private String replicasDatabaseUrl() {
+        String direct = PostgresSchema.DATABASE_URL + "?currentSchema=" + schema;
+        if (postgresPath == null) {
+            return direct;
+        }
+        URI database = URI.create(PostgresSchema.DATABASE_URL.substring("jdbc:".length()));
+        return "jdbc:postgresql://127.0.0.1:" + postgresPathPort + database.getPath() + "?currentSchema=" + schema;
+    }
+
     private void createSchema() throws SQLException {
         try (Connection connection = DriverManager.getConnection(PostgresSchema.DATABASE_URL, PostgresSchema.USER, "");
                 Statement statement = connection.createStatement()) {
@@ -187,7 +234,7 @@ public final class ReplicaCluster implements AutoCloseable {
         } else {
             env.put("QUARKUS_REDIS_HOSTS", redis.url());
         }
-        env.put("QUARKUS_DATASOURCE_JDBC_URL", PostgresSchema.DATABASE_URL + "?currentSchema=" + schema);
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", replicasDatabaseUrl());
         env.put("QUARKUS_DATASOURCE_USERNAME", PostgresSchema.USER);
         env.put("QUARKUS_FLYWAY_SCHEMAS", schema);
         env.put("TASKFENCE_AUTH_KEYS_REPLICAS_SECRET", ADMIN_KEY);
@@ -220,6 +267,9 @@ public final class ReplicaCluster implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (postgresPath != null) {
+            postgresPath.close();
         }
         try (Connection connection = DriverManager.getConnection(PostgresSchema.DATABASE_URL, PostgresSchema.USER, "");
                 Statement statement = connection.createStatement()) {
