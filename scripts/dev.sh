@@ -69,6 +69,8 @@ wait_for() { # wait_for NAME COMMAND...: up to 30 s
 }
 
 ensure_redis() {
+  # Also what the Sentinel failover test needs: it starts its sentinels as `redis-server <file> --sentinel`
+  # (the same binary; Debian's redis-sentinel package only adds a service for it).
   command -v redis-server >/dev/null || { log "installing Redis"; apt_install redis-server; }
   if redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG; then
     log "Redis answers on 127.0.0.1:6379"

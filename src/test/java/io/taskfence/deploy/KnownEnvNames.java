@@ -20,7 +20,8 @@ final class KnownEnvNames {
 
     /** The Quarkus keys this service relies on; quarkus.log.* is a whole family. */
     private static final List<String> QUARKUS_KEYS_WE_USE = List.of("quarkus.http.port", "quarkus.redis.hosts",
-            "quarkus.redis.password", "quarkus.datasource.jdbc.url", "quarkus.datasource.username",
+            "quarkus.redis.password", "quarkus.redis.client-type", "quarkus.redis.master-name", "quarkus.redis.role",
+            "quarkus.redis.auto-failover", "quarkus.datasource.jdbc.url", "quarkus.datasource.username",
             "quarkus.datasource.password", "quarkus.log.*");
 
     /** What the JVM image's start script, run-java.sh, reads (src/main/docker/Dockerfile.jvm). */

@@ -1,12 +1,18 @@
 package io.taskfence.replicas;
 
-import static org.awaitility.Awaitility.await;
+import static io.taskfence.replicas.ClusterChecks.assertOneDispatcherAtATime;
+import static io.taskfence.replicas.ClusterChecks.assertTransitionsAreEdges;
+import static io.taskfence.replicas.ClusterChecks.awaitStatus;
+import static io.taskfence.replicas.ClusterChecks.awaitTrue;
+import static io.taskfence.replicas.ClusterChecks.awaitValue;
+import static io.taskfence.replicas.ClusterChecks.count;
+import static io.taskfence.replicas.ClusterChecks.countBy;
+import static io.taskfence.replicas.ClusterChecks.metric;
+import static io.taskfence.replicas.ClusterChecks.submit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,21 +20,12 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntFunction;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
@@ -43,9 +40,6 @@ import io.taskfence.testing.ReplicaCluster;
  * made is an edge of the state machine (recorded by a trigger, so none is missed between two looks).
  */
 class ReplicasIT {
-
-    private static final Pattern UUID_IN_JSON = Pattern.compile("\"id\":\"([0-9a-f-]{36})\"");
-    private static final Duration POLL = Duration.ofMillis(200);
 
     @Test
     void twoThousandNoopTasksRunOnceEachSharedByAllReplicasUnderOneDispatcherAtATime() throws Exception {
@@ -235,134 +229,12 @@ class ReplicasIT {
         }
     }
 
-    // ---- checks
-
-    /**
-     * Reads {@code dispatch_log} in commit order: consecutive batches with one token are one run; successive
-     * runs must carry strictly rising tokens, so no two runs interleave.
-     *
-     * @param expectedTasks how many tasks the batches must add up to, or -1 not to check
-     * @return the replicas that dispatched
-     */
-    private static Set<String> assertOneDispatcherAtATime(ReplicaCluster cluster, long expectedTasks) throws SQLException {
-        Set<String> dispatchers = new HashSet<>();
-        Set<Long> finishedRuns = new HashSet<>();
-        long runToken = 0;
-        long tasks = 0;
-        try (Connection db = cluster.database();
-                PreparedStatement log = db.prepareStatement("select token, holder, tasks from dispatch_log order by id");
-                ResultSet batch = log.executeQuery()) {
-            while (batch.next()) {
-                long token = batch.getLong("token");
-                if (token != runToken) {
-                    assertTrue(token > runToken, "a run with token " + token + " wrote after one with " + runToken);
-                    assertFalse(finishedRuns.contains(token), "run " + token + " wrote again after another run");
-                    finishedRuns.add(runToken);
-                    runToken = token;
-                }
-                dispatchers.add(batch.getString("holder").substring(0, batch.getString("holder").indexOf('/')));
-                tasks += batch.getInt("tasks");
-            }
-        }
-        if (expectedTasks >= 0) {
-            assertEquals(expectedTasks, tasks, "tasks the dispatch batches moved");
-        }
-        return dispatchers;
-    }
-
-    /** Every status change the trigger recorded is an edge of DESIGN section 1; none leaves SUCCEEDED or DEAD. */
-    private static void assertTransitionsAreEdges(ReplicaCluster cluster) throws SQLException {
-        Map<String, Long> edges = new HashMap<>();
-        try (Connection db = cluster.database();
-                PreparedStatement audit = db.prepareStatement("select from_status, to_status, to_attempt - from_attempt, "
-                        + "count(*) from transition_audit group by 1, 2, 3");
-                ResultSet edge = audit.executeQuery()) {
-            while (edge.next()) {
-                String move = edge.getString(1) + "->" + edge.getString(2) + "(" + edge.getInt(3) + ")";
-                edges.put(move, edge.getLong(4));
-            }
-        }
-        Set<String> legal = Set.of("PENDING->ENQUEUED(0)", "ENQUEUED->PROCESSING(1)", "ENQUEUED->PENDING(0)",
-                "PROCESSING->SUCCEEDED(0)", "PROCESSING->FAILED(0)", "PROCESSING->DEAD(0)", "PROCESSING->PENDING(-1)",
-                "FAILED->ENQUEUED(0)", "PENDING->CANCELLED(0)", "ENQUEUED->CANCELLED(0)", "PROCESSING->CANCELLED(0)",
-                "FAILED->CANCELLED(0)");
-        for (String move : edges.keySet()) {
-            if (!legal.contains(move)) {
-                fail("illegal transition " + move + " happened " + edges.get(move) + " times; all: " + edges);
-            }
-        }
-        assertTrue(edges.containsKey("PROCESSING->SUCCEEDED(0)") || edges.containsKey("PROCESSING->DEAD(0)"),
-                "the audit saw the tasks finish: " + edges);
-    }
-
-    // ---- plumbing
-
-    /** Submits {@code count} tasks over REST, spread over {@code replicas}, from several threads. */
-    private static List<UUID> submit(ReplicaCluster cluster, List<PackagedService> replicas, int count, IntFunction<String> body)
-            throws Exception {
-        ExecutorService clients = Executors.newFixedThreadPool(6);
-        try {
-            List<Future<UUID>> submitted = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                int n = i;
-                PackagedService replica = replicas.get(i % replicas.size());
-                submitted.add(clients.submit(() -> {
-                    HttpResponse<String> response = cluster.post(replica, "/api/v1/tasks", body.apply(n));
-                    assertEquals(201, response.statusCode(), response.body());
-                    Matcher id = UUID_IN_JSON.matcher(response.body());
-                    assertTrue(id.find(), response.body());
-                    return UUID.fromString(id.group(1));
-                }));
-            }
-            List<UUID> ids = new ArrayList<>();
-            for (Future<UUID> id : submitted) {
-                ids.add(id.get());
-            }
-            return ids;
-        } finally {
-            clients.shutdownNow();
-        }
-    }
-
-    private static void awaitStatus(ReplicaCluster cluster, List<UUID> ids, String status, Duration atMost)
-            throws Exception {
-        awaitTrue(ids.size() + " tasks " + status, atMost, () -> countBy(cluster, "status", ids)
-                .getOrDefault(status, 0L) == ids.size());
-    }
-
-    /** How many of {@code ids} have each value of {@code column}. */
-    private static <T> Map<T, Long> countBy(ReplicaCluster cluster, String column, List<UUID> ids) throws SQLException {
-        Map<T, Long> counts = new HashMap<>();
-        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(
-                "select " + column + ", count(*) from tasks where id = any(?) group by 1")) {
-            query.setArray(1, db.createArrayOf("uuid", ids.toArray()));
-            try (ResultSet row = query.executeQuery()) {
-                while (row.next()) {
-                    @SuppressWarnings("unchecked")
-                    T value = (T) row.getObject(1);
-                    counts.put(value, row.getLong(2));
-                }
-            }
-        }
-        return counts;
-    }
+    // ---- plumbing (the checks shared with the other cluster tests are in ClusterChecks)
 
     /** Tasks PROCESSING under a claim of {@code replica}'s workers. */
     private static long processingOn(ReplicaCluster cluster, PackagedService replica) throws SQLException {
         return count(cluster, "select count(*) from tasks where status = 'PROCESSING' and worker like ?",
                 replica.id() + "/%");
-    }
-
-    private static long count(ReplicaCluster cluster, String sql, Object... parameters) throws SQLException {
-        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                query.setObject(i + 1, parameters[i]);
-            }
-            try (ResultSet row = query.executeQuery()) {
-                row.next();
-                return row.getLong(1);
-            }
-        }
     }
 
     private static List<UUID> uuids(ReplicaCluster cluster, String sql, String parameter) throws SQLException {
@@ -391,24 +263,5 @@ class ReplicasIT {
             }
         }
         return names;
-    }
-
-    /** A Prometheus sample of the replica's {@code /q/metrics}, 0 if it has not been recorded. */
-    private static double metric(ReplicaCluster cluster, PackagedService replica, String sample) throws Exception {
-        for (String line : cluster.get(replica, "/q/metrics").body().split("\n")) {
-            if (line.startsWith(sample + " ")) {
-                return Double.parseDouble(line.substring(sample.length() + 1).trim());
-            }
-        }
-        return 0;
-    }
-
-    private static void awaitTrue(String what, Duration atMost, Callable<Boolean> condition) {
-        await(what).atMost(atMost).pollInterval(POLL).until(condition);
-    }
-
-    /** Polls {@code probe} until it gives a value; fails, saying {@code what}, after {@code atMost}. */
-    private static <T> T awaitValue(String what, Duration atMost, Callable<T> probe) {
-        return await(what).atMost(atMost).pollInterval(POLL).until(probe, Objects::nonNull);
     }
 }

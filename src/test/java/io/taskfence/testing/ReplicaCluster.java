@@ -1,6 +1,7 @@
 package io.taskfence.testing;
 
 import java.io.IOException;
+import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,6 +22,8 @@ import java.util.UUID;
  * keys never meet another run's. Every status change the replicas make is recorded by a trigger in
  * {@code transition_audit}, so that a test can check that each one was an edge of the state machine
  * (unless started {@link #startWithoutAudit without it}). Used by the replica tests and the benchmarks.
+ * {@link #startWithSentinels Started with sentinels}, the replicas reach a {@link RedisSentinelGroup} of the
+ * cluster's own through the sentinels, configured as an operator would.
  */
 public final class ReplicaCluster implements AutoCloseable {
 
@@ -33,6 +36,10 @@ public final class ReplicaCluster implements AutoCloseable {
     private final Map<String, String> settings;
     private final List<PackagedService> replicas = new ArrayList<>();
     private StandaloneRedis redis;
+    private RedisSentinelGroup sentinels;
+    /** The replicas' path to PostgreSQL, if the test cuts it; the port stays the same across cuts. */
+    private TcpForwarder postgresPath;
+    private int postgresPathPort;
 
     private ReplicaCluster(Map<String, String> settings) {
         this.settings = settings;
@@ -43,7 +50,24 @@ public final class ReplicaCluster implements AutoCloseable {
      * seconds) plus {@code overrides}, and waits until each is ready.
      */
     public static ReplicaCluster start(int count, Map<String, String> overrides) throws Exception {
-        return start(count, overrides, true);
+        return start(count, overrides, true, false, false);
+    }
+
+    /**
+     * As {@link #start(int, Map)}, against a primary, a replica and three sentinels instead of one Redis: the
+     * replicas are configured with {@code quarkus.redis.client-type=sentinel} and automatic failover.
+     */
+    public static ReplicaCluster startWithSentinels(int count, Map<String, String> overrides) throws Exception {
+        return start(count, overrides, true, true, false);
+    }
+
+    /**
+     * As {@link #start(int, Map)}, with the replicas reaching PostgreSQL through a path the test can
+     * {@link #cutPostgres() cut} and {@link #restorePostgres() restore}, as a restart of PostgreSQL would look
+     * to them; the test itself still reaches it directly ({@link #database()}).
+     */
+    public static ReplicaCluster startWithPostgresPath(int count, Map<String, String> overrides) throws Exception {
+        return start(count, overrides, true, false, true);
     }
 
     /**
@@ -52,10 +76,11 @@ public final class ReplicaCluster implements AutoCloseable {
      * then absent.
      */
     public static ReplicaCluster startWithoutAudit(int count, Map<String, String> overrides) throws Exception {
-        return start(count, overrides, false);
+        return start(count, overrides, false, false, false);
     }
 
-    private static ReplicaCluster start(int count, Map<String, String> overrides, boolean audited) throws Exception {
+    private static ReplicaCluster start(int count, Map<String, String> overrides, boolean audited,
+            boolean withSentinels, boolean postgresPath) throws Exception {
         Map<String, String> settings = new HashMap<>(Map.of(
                 "TASKFENCE_LOCK_LEASE", "2s",
                 "TASKFENCE_DISPATCH_INTERVAL", "1s",
@@ -71,8 +96,16 @@ public final class ReplicaCluster implements AutoCloseable {
         settings.putAll(overrides);
         ReplicaCluster cluster = new ReplicaCluster(settings);
         try {
-            cluster.redis = StandaloneRedis.start(PackagedService.freePort(), cluster.dir);
+            if (withSentinels) {
+                cluster.sentinels = RedisSentinelGroup.start(cluster.dir);
+            } else {
+                cluster.redis = StandaloneRedis.start(PackagedService.freePort(), cluster.dir);
+            }
             cluster.createSchema();
+            if (postgresPath) {
+                cluster.postgresPathPort = PackagedService.freePort();
+                cluster.restorePostgres();
+            }
             // The first replica migrates the schema; the audit trigger goes onto the migrated table.
             cluster.launch(0).awaitStatus("/q/health/ready", 200, START_TIMEOUT);
             if (audited) {
@@ -110,9 +143,17 @@ public final class ReplicaCluster implements AutoCloseable {
         return "taskfence:" + suffix;
     }
 
-    /** Runs a command against the cluster's Redis with {@code redis-cli}; its output, trimmed. */
+    /** Runs a command against the cluster's Redis (the primary now) with {@code redis-cli}; its output, trimmed. */
     public String redis(String... command) throws IOException, InterruptedException {
-        return redis.cli(command);
+        return (sentinels != null ? sentinels.primary() : redis).cli(command);
+    }
+
+    /** The sentinel group, if the cluster was {@link #startWithSentinels started with one}. */
+    public RedisSentinelGroup sentinels() {
+        if (sentinels == null) {
+            throw new IllegalStateException("this cluster runs on one Redis, without sentinels");
+        }
+        return sentinels;
     }
 
     /** A connection to the cluster's schema. */
@@ -129,6 +170,36 @@ public final class ReplicaCluster implements AutoCloseable {
     /** GETs {@code path} from {@code replica} with the admin key; the response. */
     public HttpResponse<String> get(PackagedService replica, String path) throws IOException, InterruptedException {
         return replica.get(path, "Authorization", "Bearer " + ADMIN_KEY);
+    }
+
+    /**
+     * Drops every connection of the replicas to PostgreSQL and refuses new ones, as PostgreSQL does while it
+     * restarts: their statements fail at once.
+     */
+    public void cutPostgres() {
+        postgresPath().close();
+    }
+
+    /** PostgreSQL answers the replicas again, on the same address. */
+    public void restorePostgres() throws IOException {
+        URI database = URI.create(PostgresSchema.DATABASE_URL.substring("jdbc:".length()));
+        postgresPath = TcpForwarder.open(postgresPathPort, database.getPort());
+    }
+
+    private TcpForwarder postgresPath() {
+        if (postgresPath == null) {
+            throw new IllegalStateException("this cluster reaches PostgreSQL directly");
+        }
+        return postgresPath;
+    }
+
+    private String replicasDatabaseUrl() {
+        String direct = PostgresSchema.DATABASE_URL + "?currentSchema=" + schema;
+        if (postgresPath == null) {
+            return direct;
+        }
+        URI database = URI.create(PostgresSchema.DATABASE_URL.substring("jdbc:".length()));
+        return "jdbc:postgresql://127.0.0.1:" + postgresPathPort + database.getPath() + "?currentSchema=" + schema;
     }
 
     private void createSchema() throws SQLException {
@@ -154,8 +225,16 @@ public final class ReplicaCluster implements AutoCloseable {
 
     private PackagedService launch(int index) throws IOException {
         Map<String, String> env = new HashMap<>(settings);
-        env.put("QUARKUS_REDIS_HOSTS", redis.url());
-        env.put("QUARKUS_DATASOURCE_JDBC_URL", PostgresSchema.DATABASE_URL + "?currentSchema=" + schema);
+        if (sentinels != null) {
+            env.put("QUARKUS_REDIS_CLIENT_TYPE", "sentinel");
+            env.put("QUARKUS_REDIS_HOSTS", sentinels.hosts());
+            env.put("QUARKUS_REDIS_MASTER_NAME", RedisSentinelGroup.MASTER_NAME);
+            env.put("QUARKUS_REDIS_ROLE", "master");
+            env.put("QUARKUS_REDIS_AUTO_FAILOVER", "true");
+        } else {
+            env.put("QUARKUS_REDIS_HOSTS", redis.url());
+        }
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", replicasDatabaseUrl());
         env.put("QUARKUS_DATASOURCE_USERNAME", PostgresSchema.USER);
         env.put("QUARKUS_FLYWAY_SCHEMAS", schema);
         env.put("TASKFENCE_AUTH_KEYS_REPLICAS_SECRET", ADMIN_KEY);
@@ -179,12 +258,18 @@ public final class ReplicaCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        if (redis != null) {
-            try {
+        try {
+            if (redis != null) {
                 redis.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
+            if (sentinels != null) {
+                sentinels.close();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (postgresPath != null) {
+            postgresPath.close();
         }
         try (Connection connection = DriverManager.getConnection(PostgresSchema.DATABASE_URL, PostgresSchema.USER, "");
                 Statement statement = connection.createStatement()) {

@@ -26,10 +26,17 @@ public final class StandaloneRedis implements AutoCloseable {
 
     /** Starts one on {@code port}, logging into {@code dir}, and waits until it answers PING. */
     public static StandaloneRedis start(int port, Path dir) throws IOException, InterruptedException {
+        return start(port, dir, List.of());
+    }
+
+    /** As {@link #start(int, Path)}, with more {@code redis-server} options (e.g. {@code --replicaof host port}). */
+    public static StandaloneRedis start(int port, Path dir, List<String> options) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         Path log = dir.resolve("redis-" + port + ".log");
-        Process server = new ProcessBuilder("redis-server", "--bind", "127.0.0.1", "--port", Integer.toString(port),
-                "--save", "", "--appendonly", "no", "--dir", dir.toString())
+        List<String> command = new ArrayList<>(List.of("redis-server", "--bind", "127.0.0.1", "--port",
+                Integer.toString(port), "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+        command.addAll(options);
+        Process server = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         StandaloneRedis redis = new StandaloneRedis(port, server);
         try {
@@ -62,6 +69,24 @@ public final class StandaloneRedis implements AutoCloseable {
             throw new IllegalStateException("redis-cli " + String.join(" ", command) + " failed: " + out);
         }
         return out;
+    }
+
+    /** Sends {@code signal} (e.g. STOP, CONT) to the server process. */
+    public void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(server.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + server.pid() + " failed");
+        }
+    }
+
+    /** A field of {@code INFO replication} (e.g. {@code role}, {@code master_link_status}), or "" if absent. */
+    public String replication(String field) throws IOException, InterruptedException {
+        for (String line : cli("info", "replication").split("\\R")) {
+            if (line.startsWith(field + ":")) {
+                return line.substring(field.length() + 1).trim();
+            }
+        }
+        return "";
     }
 
     /** Stops it at once (SIGKILL), as a crash would, and waits until the port is free. */

@@ -38,6 +38,10 @@ public final class TcpForwarder implements AutoCloseable {
         return forwarder;
     }
 
+    public int listenPort() {
+        return listener.getLocalPort();
+    }
+
     private void acceptUntilClosed() {
         while (!listener.isClosed()) {
             Socket client;
