@@ -9,6 +9,7 @@ import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import io.taskfence.lock.LockUnavailableException;
+import io.taskfence.queue.QueueUnavailableException;
 import io.taskfence.task.IdempotencyKeyReusedException;
 import io.taskfence.task.InvalidCursorException;
 import io.taskfence.task.OverQuotaException;
@@ -61,6 +62,12 @@ final class DomainProblems {
 
     @ServerExceptionMapper
     Response redisUnavailable(LockUnavailableException e) {
+        LOG.warn("Redis failed a request", e);
+        return unavailable("Redis did not answer; try again shortly");
+    }
+
+    @ServerExceptionMapper
+    Response queueUnavailable(QueueUnavailableException e) {
         LOG.warn("Redis failed a request", e);
         return unavailable("Redis did not answer; try again shortly");
     }

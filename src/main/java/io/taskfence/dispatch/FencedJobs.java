@@ -10,6 +10,7 @@ import io.taskfence.TaskfenceConfig;
 import io.taskfence.lock.FencedJob;
 import io.taskfence.lock.FencedLocks;
 import io.taskfence.lock.LockUnavailableException;
+import io.taskfence.queue.QueueUnavailableException;
 import io.taskfence.task.StaleFenceException;
 import io.taskfence.task.TaskStoreException;
 
@@ -54,7 +55,7 @@ public class FencedJobs {
                     }
                 }
             });
-        } catch (LockUnavailableException | TaskStoreException e) {
+        } catch (LockUnavailableException | QueueUnavailableException | TaskStoreException e) {
             LOG.warnf("%s skipped: %s", name, e.getMessage());
         } catch (Exception e) {
             LOG.errorf(e, "%s failed", name);

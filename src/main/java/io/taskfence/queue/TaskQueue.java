@@ -68,7 +68,11 @@ public class TaskQueue {
         for (int i = 0; i < taskIds.size(); i++) {
             args[i + 1] = taskIds.get(i).toString();
         }
-        return push.run(redis, List.of(lease.lockKey(), stream), args).toLong() >= 0;
+        try {
+            return push.run(redis, List.of(lease.lockKey(), stream), args).toLong() >= 0;
+        } catch (RuntimeException e) {
+            throw new QueueUnavailableException("queue/push.lua", e);
+        }
     }
 
     /** Creates the stream and the consumer group if either is missing (first start, or Redis lost them). */
@@ -144,7 +148,12 @@ public class TaskQueue {
         Set<UUID> ids = new HashSet<>();
         String from = "-";
         while (true) {
-            Response page = redis.execute("XRANGE", stream, from, "+", "COUNT", Integer.toString(PAGE));
+            Response page;
+            try {
+                page = redis.execute("XRANGE", stream, from, "+", "COUNT", Integer.toString(PAGE));
+            } catch (RuntimeException e) {
+                throw new QueueUnavailableException("XRANGE", e);
+            }
             for (Response entry : page) {
                 Response fields = entry.get(1);
                 for (int i = 0; i + 1 < fields.size(); i += 2) {
@@ -162,7 +171,11 @@ public class TaskQueue {
 
     /** Messages in the stream (XLEN): pushed and not yet done. */
     public long depth() {
-        return redis.execute("XLEN", stream).toLong();
+        try {
+            return redis.execute("XLEN", stream).toLong();
+        } catch (RuntimeException e) {
+            throw new QueueUnavailableException("XLEN", e);
+        }
     }
 
     /**
@@ -190,7 +203,7 @@ public class TaskQueue {
             }
         } catch (RuntimeException e) {
             if (e.getMessage() == null || !(e.getMessage().contains("NOGROUP") || e.getMessage().contains("no such key"))) {
-                throw e;
+                throw new QueueUnavailableException("XINFO CONSUMERS", e);
             }
         }
         return names;
