@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import javax.sql.DataSource;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -21,9 +20,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.task.FenceToken;
-import io.taskfence.task.Fences;
 import io.taskfence.task.StaleFenceException;
-import io.taskfence.task.TaskStoreException;
+import io.taskfence.task.TaskDatabase;
 
 /**
  * The {@code schedules} table. Each write is one conditional statement: a name is taken once, an edit or a
@@ -37,11 +35,11 @@ public class Schedules {
     private static final String COLUMNS = "name, cron, cron_type, zone, type, payload, priority, max_attempts, paused, "
             + "misfire, next_fire_at, version, created_at, updated_at";
 
-    private final DataSource db;
+    private final TaskDatabase database;
     private final ObjectMapper json;
 
-    Schedules(DataSource db, ObjectMapper json) {
-        this.db = db;
+    Schedules(TaskDatabase database, ObjectMapper json) {
+        this.database = database;
         this.json = json;
     }
 
@@ -50,7 +48,7 @@ public class Schedules {
      * replica whose clock is off neither makes occurrences early nor misses them.
      */
     public Instant now() {
-        return inConnection(connection -> {
+        return database.inConnection(connection -> {
             try (PreparedStatement now = connection.prepareStatement("select clock_timestamp()");
                     ResultSet row = now.executeQuery()) {
                 row.next();
@@ -61,7 +59,7 @@ public class Schedules {
 
     /** Stores a new schedule; empty if the name is taken already. Its version is 1. */
     public Optional<Schedule> create(Schedule schedule) {
-        return inConnection(connection -> {
+        return database.inConnection(connection -> {
             try (PreparedStatement insert = connection.prepareStatement("insert into schedules (name, cron, cron_type, "
                     + "zone, type, payload, priority, max_attempts, paused, misfire, next_fire_at) "
                     + "values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?) on conflict (name) do nothing returning " + COLUMNS)) {
@@ -73,7 +71,7 @@ public class Schedules {
     }
 
     public Optional<Schedule> find(String name) {
-        return inConnection(connection -> {
+        return database.inConnection(connection -> {
             try (PreparedStatement select = connection.prepareStatement("select " + COLUMNS + " from schedules where name = ?")) {
                 select.setString(1, name);
                 return first(select);
@@ -83,7 +81,7 @@ public class Schedules {
 
     /** Every schedule, by name. */
     public List<Schedule> all() {
-        return inConnection(connection -> {
+        return database.inConnection(connection -> {
             try (PreparedStatement select = connection.prepareStatement("select " + COLUMNS + " from schedules order by name")) {
                 return read(select);
             }
@@ -97,7 +95,7 @@ public class Schedules {
      * @return the schedule as stored now; empty if it was deleted or changed since it was read
      */
     public Optional<Schedule> update(Schedule changed) {
-        return inConnection(connection -> {
+        return database.inConnection(connection -> {
             try (PreparedStatement update = connection.prepareStatement("update schedules set cron = ?, cron_type = ?, "
                     + "zone = ?, type = ?, payload = ?::jsonb, priority = ?, max_attempts = ?, paused = ?, misfire = ?, "
                     + "next_fire_at = ?, version = version + 1, updated_at = now() where name = ? and version = ? "
@@ -112,7 +110,7 @@ public class Schedules {
 
     /** Deletes the schedule; false if there is none of that name. The tasks it made stay. */
     public boolean delete(String name) {
-        return inConnection(connection -> {
+        return database.inConnection(connection -> {
             try (PreparedStatement delete = connection.prepareStatement("delete from schedules where name = ?")) {
                 delete.setString(1, name);
                 return delete.executeUpdate() > 0;
@@ -122,7 +120,7 @@ public class Schedules {
 
     /** Schedules not paused whose next occurrence is at or before {@code now}, the longest due first. */
     List<Schedule> due(Instant now, int limit) {
-        return inConnection(connection -> {
+        return database.inConnection(connection -> {
             try (PreparedStatement select = connection.prepareStatement("select " + COLUMNS + " from schedules "
                     + "where not paused and next_fire_at <= ? order by next_fire_at limit ?")) {
                 select.setTimestamp(1, Timestamp.from(now));
@@ -142,23 +140,9 @@ public class Schedules {
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     List<Instant> materialise(FenceToken fence, Schedule schedule, FirePlan plan) {
-        return inConnection(connection -> {
-            connection.setAutoCommit(false);
-            try {
-                if (!Fences.advance(connection, fence)) {
-                    throw new StaleFenceException(fence.lock(), fence.token());
-                }
-                List<Instant> created = advance(connection, schedule, plan) ? insertTasks(connection, schedule, plan)
-                        : List.of();
-                connection.commit();
-                return created;
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(true);
-            }
-        });
+        return database.fenced(fence, connection -> advance(connection, schedule, plan)
+                ? insertTasks(connection, schedule, plan)
+                : List.of());
     }
 
     private static boolean advance(Connection connection, Schedule schedule, FirePlan plan) throws SQLException {
@@ -199,19 +183,6 @@ public class Schedules {
     }
 
     // ---- plumbing
-
-    @FunctionalInterface
-    private interface Work<T> {
-        T in(Connection connection) throws SQLException;
-    }
-
-    private <T> T inConnection(Work<T> work) {
-        try (Connection connection = db.getConnection()) {
-            return work.in(connection);
-        } catch (SQLException e) {
-            throw new TaskStoreException(e);
-        }
-    }
 
     /** The fields after the name, from {@code first} on: cron ... next_fire_at (10 parameters). */
     private void bindFields(PreparedStatement statement, int first, Schedule schedule) throws SQLException {

@@ -4,11 +4,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
-/**
- * The fence check of DESIGN section 3, run first in every fenced transaction: those of {@link TaskTransitions}
- * and of the packages whose single-replica jobs write tables of their own (the schedules job).
- */
-public final class Fences {
+/** The fence check of DESIGN section 3, run first in every fenced transaction ({@link TaskDatabase#fenced}). */
+final class Fences {
 
     private Fences() {
     }
@@ -20,7 +17,7 @@ public final class Fences {
      *
      * @return false if the token is refused: the caller must roll back
      */
-    public static boolean advance(Connection connection, FenceToken token) throws SQLException {
+    static boolean advance(Connection connection, FenceToken token) throws SQLException {
         try (PreparedStatement fence = connection.prepareStatement("insert into fences (name, token, holder) "
                 + "values (?, ?, ?) on conflict (name) do update set token = excluded.token, holder = excluded.holder "
                 + "where fences.token < excluded.token "

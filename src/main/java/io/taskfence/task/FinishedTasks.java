@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Set;
 
-import javax.sql.DataSource;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -22,10 +21,10 @@ public class FinishedTasks {
     /** The statuses a task ends in, and the only ones retention deletes. */
     public static final Set<TaskStatus> FINISHED = Set.of(TaskStatus.SUCCEEDED, TaskStatus.DEAD, TaskStatus.CANCELLED);
 
-    private final DataSource db;
+    private final TaskDatabase database;
 
-    FinishedTasks(DataSource db) {
-        this.db = db;
+    FinishedTasks(TaskDatabase database) {
+        this.database = database;
     }
 
     /**
@@ -43,7 +42,7 @@ public class FinishedTasks {
         if (!FINISHED.contains(status)) {
             throw new IllegalArgumentException("only finished tasks are deleted, not " + status);
         }
-        return fenced(fence, connection -> {
+        return database.fenced(fence, connection -> {
             try (PreparedStatement delete = connection.prepareStatement("with old as (select id from tasks "
                     + "where status = ? and created_at < now() - ? * interval '1 millisecond' "
                     + "and updated_at < now() - ? * interval '1 millisecond' order by created_at limit ? for update skip locked), "
@@ -70,7 +69,7 @@ public class FinishedTasks {
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was deleted
      */
     public int deleteDispatchLogOlderThan(FenceToken fence, Duration age, int limit) {
-        return fenced(fence, connection -> {
+        return database.fenced(fence, connection -> {
             try (PreparedStatement delete = connection.prepareStatement("with gone as (delete from dispatch_log "
                     + "where id = any(array(select id from dispatch_log where at < now() - ? * interval '1 millisecond' "
                     + "order by at limit ?)) returning id) select count(*) from gone")) {
@@ -85,33 +84,6 @@ public class FinishedTasks {
         try (ResultSet row = statement.executeQuery()) {
             row.next();
             return row.getInt(1);
-        }
-    }
-
-    @FunctionalInterface
-    private interface Work {
-        int in(Connection connection) throws SQLException;
-    }
-
-    /** One transaction: the fence check, then {@code work}; rolled back if either refuses or fails. */
-    private int fenced(FenceToken fence, Work work) {
-        try (Connection connection = db.getConnection()) {
-            connection.setAutoCommit(false);
-            try {
-                if (!Fences.advance(connection, fence)) {
-                    throw new StaleFenceException(fence.lock(), fence.token());
-                }
-                int done = work.in(connection);
-                connection.commit();
-                return done;
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(true);
-            }
-        } catch (SQLException e) {
-            throw new TaskStoreException(e);
         }
     }
 }

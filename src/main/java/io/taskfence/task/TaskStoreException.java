@@ -12,7 +12,7 @@ public final class TaskStoreException extends RuntimeException {
     /** SQLState class 22, "data exception": a value PostgreSQL refuses, whatever its state. */
     private static final String DATA_EXCEPTION = "22";
 
-    public TaskStoreException(SQLException cause) {
+    TaskStoreException(SQLException cause) {
         super("PostgreSQL: " + cause.getMessage(), cause);
     }
 

@@ -18,7 +18,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 
-import javax.sql.DataSource;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -45,14 +44,14 @@ public class TaskTransitions {
             + "and run_at <= now() ";
     private static final String DUE_ORDER = "order by priority desc, run_at limit ? for update skip locked";
 
-    private final DataSource db;
+    private final TaskDatabase database;
     private final TaskRows rows;
     private final TransitionMeters meters;
     private final Quotas quotas;
     private final TypeLimits limits;
 
-    TaskTransitions(DataSource db, TaskRows rows, TransitionMeters meters, Quotas quotas, TypeLimits limits) {
-        this.db = db;
+    TaskTransitions(TaskDatabase database, TaskRows rows, TransitionMeters meters, Quotas quotas, TypeLimits limits) {
+        this.database = database;
         this.rows = rows;
         this.meters = meters;
         this.quotas = quotas;
@@ -103,7 +102,7 @@ public class TaskTransitions {
         int size = tasks.size();
         Submitted[] outcomes = new Submitted[size];
         List<TransitionMeters.Moved> created = new ArrayList<>();
-        inTransaction(connection -> {
+        database.inTransaction(connection -> {
             refuseOverQuota(connection, tasks, quotaForAll, outcomes);
             List<Integer> stored = new ArrayList<>(size);
             for (int i = 0; i < size; i++) {
@@ -189,7 +188,7 @@ public class TaskTransitions {
             }
             return null;
         });
-        // Committed: inTransaction() returns only after the commit.
+        // Committed: database.inTransaction() returns only after the commit.
         meters.moved(created);
         return List.of(outcomes);
     }
@@ -246,7 +245,7 @@ public class TaskTransitions {
      * is read under the row's lock (the statement's CTE), so that a cancel of a running task is counted as such.
      */
     public Optional<Task> cancel(UUID id, TaskScope scope) {
-        Optional<Task> cancelled = inConnection(connection -> {
+        Optional<Task> cancelled = database.inConnection(connection -> {
             try (PreparedStatement cancel = connection.prepareStatement("with target as (select id as target_id, "
                     + "status as was from tasks where id = ? and (?::text is null or owner = ?) "
                     + "and status in ('PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED') for update) "
@@ -300,7 +299,7 @@ public class TaskTransitions {
     public List<UUID> enqueueDue(FenceToken fence, int limit) {
         record Enqueued(UUID id, String type) {
         }
-        List<Enqueued> enqueued = fenced(fence, connection -> {
+        List<Enqueued> enqueued = database.fenced(fence, connection -> {
             DispatchRoom room = DispatchRoom.read(connection, limits);
             List<String> limitedTypes = List.copyOf(room.room().keySet());
             // Each select reads in the order of the index tasks_due and the batch is updated through the
@@ -342,14 +341,14 @@ public class TaskTransitions {
                 return batch;
             }
         });
-        // Committed: fenced() returns only after the commit.
+        // Committed: database.fenced() returns only after the commit.
         meters.moved(enqueued.stream().map(row -> new TransitionMeters.Moved(TaskStatus.ENQUEUED, row.type())).toList());
         return enqueued.stream().map(Enqueued::id).toList();
     }
 
     /** Whether any task of an unpaused type is due for dispatch (PENDING or FAILED, {@code run_at} passed). */
     public boolean anyDue() {
-        return inConnection(connection -> {
+        return database.inConnection(connection -> {
             try (PreparedStatement due = connection.prepareStatement("select exists (select 1 from tasks "
                     + "where status in ('PENDING', 'FAILED') and run_at <= now() "
                     + "and type not in (select type from paused_types))"); ResultSet row = due.executeQuery()) {
@@ -389,7 +388,7 @@ public class TaskTransitions {
         }
         record Claimed(Claim claim, double waitedSeconds) {
         }
-        List<Claimed> claimed = inConnection(connection -> {
+        List<Claimed> claimed = database.inConnection(connection -> {
             // A rate-limited type's claims are its starts (DESIGN section 4, "Type limits"), recorded with them.
             try (PreparedStatement claim = connection.prepareStatement("with claimable as (select id from tasks "
                     + "where id = any(?) and status = 'ENQUEUED' order by id for update), "
@@ -438,7 +437,7 @@ public class TaskTransitions {
      *         have been extended
      */
     public boolean heartbeat(Claim claim, Duration lease, Duration answerWithin) {
-        return inConnection(connection -> {
+        return database.inConnection(connection -> {
             if (answerWithin.isPositive()) {
                 // Agroal puts the pool's network time-out back when the connection returns to it.
                 connection.setNetworkTimeout(Runnable::run, Math.toIntExact(Math.max(1, answerWithin.toMillis())));
@@ -472,7 +471,7 @@ public class TaskTransitions {
         List<Completion> ordered = done.stream().sorted(Comparator.comparing(completion -> completion.claim().taskId()))
                 .toList();
         List<TransitionMeters.Moved> moved = new ArrayList<>();
-        Set<String> completed = inConnection(connection -> {
+        Set<String> completed = database.inConnection(connection -> {
             try (PreparedStatement complete = connection.prepareStatement("update tasks set status = 'SUCCEEDED', "
                     + "result = done.result::jsonb, lease_until = null, updated_at = now() "
                     + "from unnest(?::uuid[], ?::int[], ?::text[], ?::text[]) as done(id, attempt, worker, result) "
@@ -508,7 +507,7 @@ public class TaskTransitions {
      */
     public Optional<TaskStatus> fail(Claim claim, String error, boolean permanent, Duration backoffBase,
             Duration backoffCap) {
-        return counted(claim, inConnection(connection -> {
+        return counted(claim, database.inConnection(connection -> {
             try (PreparedStatement fail = connection.prepareStatement("update tasks set status = case when ? or "
                     + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + BACKOFF + ", last_error = ?, "
                     + "lease_until = null, updated_at = now() "
@@ -530,7 +529,7 @@ public class TaskTransitions {
      * @return the status the task went to, or empty if the claim is no longer the task's current one
      */
     public Optional<TaskStatus> later(Claim claim, Duration delay) {
-        return counted(claim, inConnection(connection -> {
+        return counted(claim, database.inConnection(connection -> {
             try (PreparedStatement later = connection.prepareStatement("update tasks set status = case when "
                     + "deadline is not null and deadline < now() + ? * interval '1 millisecond' then 'DEAD' "
                     + "else 'PENDING' end, last_error = case when deadline is not null and deadline < now() + ? "
@@ -557,7 +556,7 @@ public class TaskTransitions {
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     public int requeueStaleEnqueued(FenceToken fence, Duration timeout, Collection<UUID> stillQueued) {
-        List<TransitionMeters.Moved> requeued = fenced(fence, connection -> {
+        List<TransitionMeters.Moved> requeued = database.fenced(fence, connection -> {
             try (PreparedStatement requeue = connection.prepareStatement("with stale as (select id from tasks "
                     + "where status = 'ENQUEUED' and updated_at < now() - ? * interval '1 millisecond' and id <> all(?) "
                     + "order by id for update skip locked) "
@@ -582,7 +581,7 @@ public class TaskTransitions {
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     public int failExpiredLeases(FenceToken fence, Duration backoffBase, Duration backoffCap) {
-        List<TransitionMeters.Moved> recovered = fenced(fence, connection -> {
+        List<TransitionMeters.Moved> recovered = database.fenced(fence, connection -> {
             try (PreparedStatement recover = connection.prepareStatement("with expired as (select id from tasks "
                     + "where status = 'PROCESSING' and lease_until < now() order by id for update skip locked) "
                     + "update tasks set status = case when " + EXHAUSTED + " then 'DEAD' else 'FAILED' end, "
@@ -601,52 +600,12 @@ public class TaskTransitions {
 
     // ---- plumbing
 
-    @FunctionalInterface
-    private interface Work<T> {
-        T in(Connection connection) throws SQLException;
-    }
-
-    private <T> T inConnection(Work<T> work) {
-        try (Connection connection = db.getConnection()) {
-            return work.in(connection);
-        } catch (SQLException e) {
-            throw new TaskStoreException(e);
-        }
-    }
-
-    /** Runs {@code work} in one transaction after the fence check; rolls back if either refuses or fails. */
-    private <T> T fenced(FenceToken fence, Work<T> work) {
-        return inTransaction(connection -> {
-            if (!Fences.advance(connection, fence)) {
-                throw new StaleFenceException(fence.lock(), fence.token());
-            }
-            return work.in(connection);
-        });
-    }
-
-    /** Runs {@code work} in one transaction, committed when it returns, rolled back if it throws. */
-    private <T> T inTransaction(Work<T> work) {
-        return inConnection(connection -> {
-            connection.setAutoCommit(false);
-            try {
-                T result = work.in(connection);
-                connection.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(true);
-            }
-        });
-    }
-
     private static String isoText(Instant instant) {
         return instant == null ? null : instant.toString();
     }
 
     private Optional<Task> single(String sql, UUID id, TaskScope scope) {
-        return inConnection(connection -> {
+        return database.inConnection(connection -> {
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
                 statement.setObject(1, id);
                 statement.setString(2, scope.owner());

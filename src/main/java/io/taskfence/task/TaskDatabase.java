@@ -1,0 +1,68 @@
+package io.taskfence.task;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import jakarta.inject.Singleton;
+
+/**
+ * The units of work on the task database: a connection, a transaction, and a fenced transaction (DESIGN
+ * section 3: the fence check first, then the work, one commit). Every SQL failure comes out as a
+ * {@link TaskStoreException}, which the API answers 503 (or 400 for a refused value) and the jobs skip.
+ */
+@Singleton
+public final class TaskDatabase {
+
+    /** Statements on one connection; may throw what JDBC throws. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T in(Connection connection) throws SQLException;
+    }
+
+    private final DataSource db;
+
+    TaskDatabase(DataSource db) {
+        this.db = db;
+    }
+
+    public <T> T inConnection(Work<T> work) {
+        try (Connection connection = db.getConnection()) {
+            return work.in(connection);
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
+    /** Runs {@code work} in one transaction, committed when it returns, rolled back if it throws. */
+    public <T> T inTransaction(Work<T> work) {
+        return inConnection(connection -> {
+            connection.setAutoCommit(false);
+            try {
+                T result = work.in(connection);
+                connection.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        });
+    }
+
+    /**
+     * Runs {@code work} in one transaction after the fence check; rolls back if either refuses or fails.
+     *
+     * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
+     */
+    public <T> T fenced(FenceToken fence, Work<T> work) {
+        return inTransaction(connection -> {
+            if (!Fences.advance(connection, fence)) {
+                throw new StaleFenceException(fence.lock(), fence.token());
+            }
+            return work.in(connection);
+        });
+    }
+}
