@@ -44,6 +44,20 @@ public class TaskTransitions {
             + "and run_at <= now() ";
     private static final String DUE_ORDER = "order by priority desc, run_at limit ? for update skip locked";
 
+    /** ENQUEUED → PROCESSING for the ids in ?1, by claimer ?2 with a lease of ?3 ms ({@link #claim(Collection, String, Duration)}). */
+    private static final String CLAIMED = "with claimable as (select id from tasks "
+            + "where id = any(?) and status = 'ENQUEUED' order by id for update), "
+            + "claimed as (update tasks set status = 'PROCESSING', attempt = attempt + 1, "
+            + "worker = ? || '/' || gen_random_uuid(), lease_until = now() + ? * interval '1 millisecond', "
+            + "updated_at = now() from claimable where tasks.id = claimable.id and tasks.status = 'ENQUEUED' "
+            + "returning tasks.id, type, payload, attempt, worker, "
+            + "extract(epoch from now() - created_at) as waited_seconds) ";
+    private static final String CLAIM = CLAIMED + "select * from claimed";
+    /** {@link #CLAIM}, also recording the starts of the rate-limited types in ?4: only used when a type has a rate. */
+    private static final String CLAIM_RECORDING_STARTS = CLAIMED
+            + ", started as (insert into type_starts (type, at, tasks) select type, now(), count(*) from claimed "
+            + "where type = any(?) group by type) select * from claimed";
+
     private final TaskDatabase database;
     private final TaskRows rows;
     private final TransitionMeters meters;
@@ -337,7 +351,9 @@ public class TaskTransitions {
                 if (!batch.isEmpty()) {
                     logDispatch(connection, fence, batch.size());
                 }
-                room.forgetOldStarts(connection);
+                if (!limits.rated().isEmpty()) {
+                    room.forgetOldStarts(connection);
+                }
                 return batch;
             }
         });
@@ -390,20 +406,14 @@ public class TaskTransitions {
         }
         List<Claimed> claimed = database.inConnection(connection -> {
             // A rate-limited type's claims are its starts (DESIGN section 4, "Type limits"), recorded with them.
-            try (PreparedStatement claim = connection.prepareStatement("with claimable as (select id from tasks "
-                    + "where id = any(?) and status = 'ENQUEUED' order by id for update), "
-                    + "claimed as (update tasks set status = 'PROCESSING', attempt = attempt + 1, "
-                    + "worker = ? || '/' || gen_random_uuid(), lease_until = now() + ? * interval '1 millisecond', "
-                    + "updated_at = now() from claimable where tasks.id = claimable.id and tasks.status = 'ENQUEUED' "
-                    + "returning tasks.id, type, payload, attempt, worker, "
-                    + "extract(epoch from now() - created_at) as waited_seconds), "
-                    + "started as (insert into type_starts (type, at, tasks) select type, now(), count(*) from claimed "
-                    + "where type = any(?) group by type) "
-                    + "select * from claimed")) {
+            List<String> rated = limits.rated();
+            try (PreparedStatement claim = connection.prepareStatement(rated.isEmpty() ? CLAIM : CLAIM_RECORDING_STARTS)) {
                 claim.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
                 claim.setString(2, claimer);
                 claim.setLong(3, lease.toMillis());
-                claim.setArray(4, connection.createArrayOf("text", limits.rated().toArray()));
+                if (!rated.isEmpty()) {
+                    claim.setArray(4, connection.createArrayOf("text", rated.toArray()));
+                }
                 List<Claimed> rowsClaimed = new ArrayList<>();
                 try (ResultSet row = claim.executeQuery()) {
                     while (row.next()) {
