@@ -105,6 +105,17 @@ class TaskHistoryTest {
     }
 
     @Test
+    void aRunningTasksCancelNamesTheClaimItEnds() {
+        Claim claim = fixtures.claimed();
+
+        assertEquals(TaskStatus.CANCELLED, transitions.cancel(claim.taskId()).orElseThrow().status());
+
+        List<Step> steps = history.events(claim.taskId(), TaskScope.ALL).orElseThrow().stream().map(Step::of).toList();
+        assertEquals(new Step(TaskStatus.PROCESSING, TaskStatus.CANCELLED, 1, claim.claimId(), null), steps.getLast(),
+                "the cancel voids the claim in the same update, and its event still says whose attempt it ended");
+    }
+
+    @Test
     void aTransitionThatLosesWritesNoEvent() {
         Claim claim = fixtures.claimed();
         UUID id = claim.taskId();
