@@ -67,6 +67,7 @@ public interface TaskfenceConfig {
     interface Lock {
         /** Lease of the job locks; the watchdog renews it at a third of this while the job runs. */
         @WithDefault("30s")
+        @DurationMin(nanos = 1)
         Duration lease();
     }
 
@@ -77,6 +78,7 @@ public interface TaskfenceConfig {
 
         /** How often dispatch runs; a submission also starts a run at once. */
         @WithDefault("1s")
+        @DurationMin(nanos = 1)
         Duration interval();
 
         /** Tasks moved to the queue per transaction. */
@@ -113,6 +115,7 @@ public interface TaskfenceConfig {
 
         /** Processing lease of a claimed task, extended by a heartbeat at a third of it. */
         @WithDefault("60s")
+        @DurationMin(nanos = 1)
         Duration lease();
 
         /**
@@ -126,16 +129,19 @@ public interface TaskfenceConfig {
     interface Recovery {
         /** How often recovery runs. */
         @WithDefault("10s")
+        @DurationMin(nanos = 1)
         Duration interval();
 
         /** An ENQUEUED task older than this lost its queue message and goes back to PENDING. */
         @WithDefault("60s")
+        @DurationMin(nanos = 1)
         Duration enqueuedTimeout();
     }
 
     interface Schedules {
         /** How often the schedules job looks for due occurrences (on the replica holding its lock). */
         @WithDefault("1s")
+        @DurationMin(nanos = 1)
         Duration interval();
 
         /**
@@ -144,6 +150,7 @@ public interface TaskfenceConfig {
          * above the lock lease, so that an occurrence the job was late for because a replica died is not missed.
          */
         @WithDefault("60s")
+        @DurationMin(nanos = 1)
         Duration misfireThreshold();
     }
 
@@ -195,6 +202,7 @@ public interface TaskfenceConfig {
 
         /** How long one call of the {@code http} handler may take, from connecting to the answer's last byte. */
         @WithDefault("30s")
+        @DurationMin(nanos = 1)
         Duration timeout();
     }
 
@@ -205,10 +213,12 @@ public interface TaskfenceConfig {
 
         /** Backoff after the first failed attempt; it doubles each attempt, with full jitter. */
         @WithDefault("1s")
+        @DurationMin(nanos = 1)
         Duration backoffBase();
 
         /** The longest backoff. */
         @WithDefault("10m")
+        @DurationMin(nanos = 1)
         Duration backoffCap();
     }
 
