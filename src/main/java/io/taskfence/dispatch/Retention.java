@@ -2,10 +2,8 @@ package io.taskfence.dispatch;
 
 import java.time.Duration;
 import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -78,16 +76,16 @@ public class Retention {
         Map<TaskStatus, Integer> counts = new EnumMap<>(TaskStatus.class);
         int logRows = 0;
         // A batch of each kind in turn, so that a large backlog of one does not hold up the others' deletes.
-        Set<TaskStatus> moreTasks = EnumSet.copyOf(ages.keySet());
+        Map<TaskStatus, FinishedTasks.Position> moreTasks = new EnumMap<>(TaskStatus.class);
+        ages.keySet().forEach(status -> moreTasks.put(status, FinishedTasks.Position.START));
         boolean moreLog = true;
         do {
-            for (TaskStatus status : List.copyOf(moreTasks)) {
-                int batch = finished.deleteOlderThan(fence, status, ages.get(status), batchSize);
-                deleted.get(status).increment(batch);
-                counts.merge(status, batch, Integer::sum);
-                if (batch < batchSize) {
-                    moreTasks.remove(status);
-                }
+            for (TaskStatus status : List.copyOf(moreTasks.keySet())) {
+                FinishedTasks.Deleted batch = finished.deleteOlderThan(fence, status, ages.get(status),
+                        moreTasks.get(status), batchSize);
+                deleted.get(status).increment(batch.tasks());
+                counts.merge(status, batch.tasks(), Integer::sum);
+                batch.next().ifPresentOrElse(next -> moreTasks.put(status, next), () -> moreTasks.remove(status));
             }
             if (moreLog) {
                 int batch = finished.deleteDispatchLogOlderThan(fence, dispatchLogAge, batchSize);

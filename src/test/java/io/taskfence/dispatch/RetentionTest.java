@@ -21,6 +21,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.taskfence.task.Claim;
+import io.taskfence.task.FenceToken;
 import io.taskfence.task.FinishedTasks;
 import io.taskfence.task.Sql;
 import io.taskfence.task.StaleFenceException;
@@ -124,16 +125,44 @@ class RetentionTest {
     }
 
     @Test
+    void aBatchStartsAfterTheLastTaskOfTheBatchBefore() {
+        // Older than any other test's tasks, so that they are the first a batch from the start looks at.
+        UUID first = succeeded(Duration.ofDays(1003));
+        UUID second = succeeded(Duration.ofDays(1002));
+        UUID third = succeeded(Duration.ofDays(1001));
+        FenceToken fence = TaskFixtures.fence("retention-" + UUID.randomUUID(), 1);
+
+        FinishedTasks.Deleted batch = finished.deleteOlderThan(fence, TaskStatus.SUCCEEDED, Duration.ofHours(1),
+                FinishedTasks.Position.START, 2);
+        assertEquals(2, batch.tasks());
+        assertTrue(queries.find(first).isEmpty() && queries.find(second).isEmpty(), "the two oldest went first");
+        assertTrue(queries.find(third).isPresent());
+        // Behind where the run has got to: a run does not look back, so a task it has passed is read once a run.
+        UUID behind = succeeded(Duration.ofDays(1004));
+
+        FinishedTasks.Deleted after = finished.deleteOlderThan(fence, TaskStatus.SUCCEEDED, Duration.ofHours(1),
+                batch.next().orElseThrow(), 2);
+        assertTrue(after.tasks() >= 1, "the next batch deleted nothing");
+        assertTrue(queries.find(third).isEmpty(), "the next batch went on after the first one's last task");
+        assertTrue(queries.find(behind).isPresent(), "the next batch looked back before where the first one ended");
+
+        assertEquals(1, finished.deleteOlderThan(fence, TaskStatus.SUCCEEDED, Duration.ofHours(1),
+                FinishedTasks.Position.START, 1).tasks(), "a run from the start");
+        assertTrue(queries.find(behind).isEmpty(), "a run from the start finds it");
+    }
+
+    @Test
     void aStaleTokenDeletesNothing() {
         String lock = "retention-" + UUID.randomUUID();
         UUID first = succeeded(Duration.ofHours(2));
-        assertEquals(1, finished.deleteOlderThan(TaskFixtures.fence(lock, 5), TaskStatus.SUCCEEDED, Duration.ofHours(1), 1),
+        assertEquals(1, finished.deleteOlderThan(TaskFixtures.fence(lock, 5), TaskStatus.SUCCEEDED, Duration.ofHours(1),
+                FinishedTasks.Position.START, 1).tasks(),
                 "the current token deleted nothing");
         UUID second = succeeded(Duration.ofHours(2));
         long log = dispatchLogRow(Duration.ofHours(2));
 
         StaleFenceException refused = assertThrows(StaleFenceException.class, () -> finished.deleteOlderThan(
-                TaskFixtures.fence(lock, 4), TaskStatus.SUCCEEDED, Duration.ofHours(1), 10));
+                TaskFixtures.fence(lock, 4), TaskStatus.SUCCEEDED, Duration.ofHours(1), FinishedTasks.Position.START, 10));
         assertEquals(4, refused.token());
         assertThrows(StaleFenceException.class,
                 () -> finished.deleteDispatchLogOlderThan(TaskFixtures.fence(lock, 4), Duration.ofHours(1), 10));
@@ -147,7 +176,7 @@ class RetentionTest {
     @Test
     void onlyFinishedStatusesCanBeDeleted() {
         assertThrows(IllegalArgumentException.class, () -> finished.deleteOlderThan(TaskFixtures.fence("retention-"
-                + UUID.randomUUID(), 1), TaskStatus.FAILED, Duration.ofHours(1), 10));
+                + UUID.randomUUID(), 1), TaskStatus.FAILED, Duration.ofHours(1), FinishedTasks.Position.START, 10));
     }
 
     private UUID succeeded(Duration ago) {
