@@ -19,11 +19,20 @@ function route() {
   const parameters = new URLSearchParams(search || '');
   const parts = path.split('/').filter(Boolean);
   if (parts[0] === 'task' && parts[1]) {
-    return { page: task, name: 'tasks', parameters, id: decodeURIComponent(parts[1]) };
+    return { page: task, name: 'tasks', parameters, id: decoded(parts[1]) };
   }
   const pages = { overview, tasks, controls };
   const name = pages[parts[0]] ? parts[0] : 'overview';
   return { page: pages[name], name, parameters };
+}
+
+/** A path segment decoded, or as it is when it is not valid percent-encoding: the API then says it is no task id. */
+function decoded(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch (malformed) {
+    return segment;
+  }
 }
 
 function show(notice) {
@@ -80,14 +89,18 @@ function signIn(notice) {
     fill(problem, message('info', 'Checking the key…'));
     try {
       await get('/tasks?limit=1', { key });
+      // /stats is for admin keys: a 403 says the key is a submit key. Any other answer came after the key passed
+      // (a 503 while Redis is down, say), so the key is an admin's.
       let role = 'admin';
       try {
         await get('/stats', { key });
       } catch (refused) {
-        if (!(refused instanceof ApiError) || refused.status !== 403) {
+        if (!(refused instanceof ApiError) || refused.status === 0 || refused.status === 401) {
           throw refused;
         }
-        role = 'submit';
+        if (refused.status === 403) {
+          role = 'submit';
+        }
       }
       input.value = '';
       session.start(key, role);

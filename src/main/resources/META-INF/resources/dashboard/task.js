@@ -1,6 +1,7 @@
 // One task: GET /api/v1/tasks/{id} (payload and result included), its history from GET /api/v1/tasks/{id}/events,
-// and for an admin key the cancel and retry actions, each refusal shown with the problem's detail.
-import { get, post, session } from './api.js';
+// and the cancel and retry actions (any key may act on the tasks it can see), each refusal shown with the problem's
+// detail.
+import { get, post } from './api.js';
 import { fill, h, jsonText, message, time } from './dom.js';
 
 export function render(main, parameters, id) {
@@ -19,11 +20,9 @@ export function render(main, parameters, id) {
       return;
     }
     showTask(details, task);
-    if (session.isAdmin()) {
-      fill(actions, h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' },
-        actionButton('cancel', 'Cancel task', path, details, outcome),
-        actionButton('retry', 'Retry task', path, details, outcome)));
-    }
+    fill(actions, h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' },
+      actionButton('cancel', 'Cancel task', path, details, outcome),
+      actionButton('retry', 'Retry task', path, details, outcome)));
     loadHistory(path, history.querySelector('#task-history'), () => stopped);
   }, (refused) => {
     if (!stopped) {

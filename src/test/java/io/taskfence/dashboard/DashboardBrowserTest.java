@@ -171,7 +171,7 @@ class DashboardBrowserTest {
     }
 
     @Test
-    void aSubmitKeySeesItsOwnTasksOnlyAndNoActionsAndSigningOutForgetsTheKey() {
+    void aSubmitKeySeesAndCancelsItsOwnTasksOnlyAndSigningOutForgetsTheKey() {
         String mine = submit(ApiKeysForTests.SUBMIT_KEY, later("sleep", "{\"mine\":true}"));
         String theirs = submit(ApiKeysForTests.OTHER_SUBMIT_KEY, later("sleep", "{\"theirs\":true}"));
 
@@ -190,12 +190,19 @@ class DashboardBrowserTest {
 
         browser.findElement(row(mine)).findElement(By.cssSelector("a.task-link")).click();
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("task-payload"), "\"mine\": true"));
-        assertTrue(browser.findElements(By.id("cancel-task")).isEmpty(), "no cancel for a submit key");
-        assertTrue(browser.findElements(By.id("retry-task")).isEmpty(), "no retry for a submit key");
+        // A key may cancel and retry the tasks it can see: its own.
+        browser.findElement(By.id("cancel-task")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("action-outcome"),
+                "Cancelled: the task is CANCELLED."));
+        assertTrue(browser.findElement(By.id("retry-task")).isDisplayed(), "a submit key's task has its retry");
 
         browser.get(root + "dashboard/#/task/" + theirs);
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#task-details [role=alert]"),
                 "no task with id '" + theirs + "'"));
+        assertTrue(browser.findElements(By.id("cancel-task")).isEmpty(), "actions on a task the key cannot see");
+        // Not valid percent-encoding: the page still answers, with the API's refusal of such an id.
+        browser.get(root + "dashboard/#/task/%E0");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#task-details [role=alert]")));
         browser.get(root + "dashboard/#/controls");
         wait.until(ExpectedConditions.urlContains("#/overview"));
 
