@@ -2,7 +2,7 @@
 # Sets up what Taskfence needs on this machine, then runs the service or its tests.
 #
 #   scripts/dev.sh run    build and start the service on http://localhost:8080
-#   scripts/dev.sh test   run the whole test suite against the local Redis and PostgreSQL, then a smoke-sized benchmark
+#   scripts/dev.sh test   run the whole test suite against the local Redis and PostgreSQL, with the benchmarks at smoke size
 #   scripts/dev.sh replicas [N]   build and start N replicas (default 3) on ports 8081.., sharing the work
 #   scripts/dev.sh native-check   run GraalVM's image builder over the native sources (needs ../shared/native-check)
 #   scripts/dev.sh bench [smoke]  measure throughput and latency against db-scheduler, Redisson and a ceiling
