@@ -71,6 +71,7 @@ public class ScheduleResource {
                 Optional.ofNullable(body.maxAttempts()).orElse(defaultMaxAttempts),
                 Optional.ofNullable(body.paused()).orElse(false),
                 Optional.ofNullable(body.misfire()).orElse(Misfire.SKIP.id())), now, 0);
+        firesAgain(schedule, now);
         Schedule created = schedules.create(schedule).orElseThrow(() -> Problems.about("name", Status.CONFLICT,
                 "a schedule named '" + body.name() + "' exists already; PATCH it, or DELETE it first"));
         URI location = uri.getBaseUriBuilder().path(ScheduleResource.class).path(created.name()).build();
@@ -115,10 +116,14 @@ public class ScheduleResource {
                     Optional.ofNullable(body.maxAttempts()).orElse(stored.maxAttempts()),
                     Optional.ofNullable(body.paused()).orElse(stored.paused()),
                     Optional.ofNullable(body.misfire()).orElse(stored.misfire().id()));
-            Schedule changed = checked(draft, schedules.now(), stored.version());
+            Instant now = schedules.now();
+            Schedule changed = checked(draft, now, stored.version());
             boolean startOver = !changed.cron().equals(stored.cron()) || changed.cronType() != stored.cronType()
                     || !changed.zone().equals(stored.zone()) || (stored.paused() && !changed.paused());
-            if (!startOver) {
+            if (startOver) {
+                firesAgain(changed, now);
+            } else {
+                // Keeps its place, even one whose cron has run out: such a schedule can still be paused or edited.
                 changed = withNextFireAt(changed, stored.nextFireAt());
             }
             Optional<Schedule> updated = schedules.update(changed);
@@ -148,7 +153,7 @@ public class ScheduleResource {
 
     /**
      * The schedule {@code draft} describes, at {@code version}, its next occurrence the first after
-     * {@code now}; or the problem that names the field at fault.
+     * {@code now} (none if its cron has no more); or the problem that names the field at fault.
      */
     private Schedule checked(Draft draft, Instant now, long version) {
         ZoneId zone;
@@ -165,14 +170,17 @@ public class ScheduleResource {
         } catch (InvalidCronException e) {
             throw Problems.about("cron", Status.BAD_REQUEST, e.getMessage());
         }
-        Optional<Instant> next = cron.after(now);
-        if (next.isEmpty()) {
-            throw Problems.unprocessable("cron", "cron '" + draft.cron() + "' does not fire after " + now);
-        }
         checks.typeAndPayload(draft.type(), draft.payload());
         return new Schedule(draft.name(), draft.cron(), type, zone, draft.type(), (ObjectNode) draft.payload(),
                 draft.priority(), draft.maxAttempts(), draft.paused(), Misfire.of(draft.misfire()).orElseThrow(),
-                next.get(), version, null, null);
+                cron.after(now).orElse(null), version, null, null);
+    }
+
+    /** A schedule that is made, or starts over, must have an occurrence to come. */
+    private static void firesAgain(Schedule schedule, Instant now) {
+        if (schedule.nextFireAt() == null) {
+            throw Problems.unprocessable("cron", "cron '" + schedule.cron() + "' does not fire after " + now);
+        }
     }
 
     private static Schedule withNextFireAt(Schedule schedule, Instant nextFireAt) {

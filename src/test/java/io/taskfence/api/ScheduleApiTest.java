@@ -181,6 +181,23 @@ class ScheduleApiTest {
     }
 
     @Test
+    void aScheduleWhoseCronHasRunOutCanBePausedAndEditedButNotResumed() {
+        admin().body("{\"name\":\"" + name + "\",\"cron\":\"0 0 0 1 1 ? 2099\",\"type\":\"noop\",\"payload\":{}}")
+                .post("/api/v1/schedules").then().statusCode(201);
+        // As its last occurrence leaves it: one year's expression, that year gone by, nothing more to come.
+        Sql.run(db, "update schedules set cron = '0 0 0 1 1 ? 2020', next_fire_at = null where name = ?", name);
+
+        admin().body("{\"paused\":true}").patch("/api/v1/schedules/{name}", name).then().statusCode(200)
+                .body("paused", is(true));
+        admin().body("{\"priority\":4}").patch("/api/v1/schedules/{name}", name).then().statusCode(200)
+                .body("priority", is(4)).body("nextFireAt", nullValue());
+        long version = Sql.count(db, "select version from schedules where name = ?", name);
+        admin().body("{\"paused\":false}").patch("/api/v1/schedules/{name}", name).then().statusCode(422)
+                .body("field", is("cron")).body("detail", containsString("does not fire after"));
+        assertEquals(version, Sql.count(db, "select version from schedules where name = ?", name));
+    }
+
+    @Test
     void aBadPatchIsRefusedAndChangesNothing() {
         admin().body("{\"name\":\"" + name + "\",\"cron\":\"0 3 * * *\",\"type\":\"noop\",\"payload\":{}}")
                 .post("/api/v1/schedules").then().statusCode(201);
