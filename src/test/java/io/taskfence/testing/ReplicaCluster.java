@@ -3,6 +3,7 @@ package io.taskfence.testing;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -68,6 +69,15 @@ public final class ReplicaCluster implements AutoCloseable {
      */
     public static ReplicaCluster startWithPostgresPath(int count, Map<String, String> overrides) throws Exception {
         return start(count, overrides, true, false, true);
+    }
+
+    /**
+     * As {@link #startWithSentinels(int, Map)} and {@link #startWithPostgresPath(int, Map)} together: for a run that
+     * fails Redis and PostgreSQL in turn (the chaos run).
+     */
+    public static ReplicaCluster startWithSentinelsAndPostgresPath(int count, Map<String, String> overrides)
+            throws Exception {
+        return start(count, overrides, true, true, true);
     }
 
     /**
@@ -186,6 +196,42 @@ public final class ReplicaCluster implements AutoCloseable {
         postgresPath = TcpForwarder.open(postgresPathPort, database.getPort());
     }
 
+    /**
+     * The replicas' path to PostgreSQL stops delivering, as a partition does: their statements hang until
+     * {@link #resumePostgres()} (or their own time-outs), and the connections that sent meanwhile are dropped then.
+     */
+    public void stallPostgres() {
+        postgresPath().stall();
+    }
+
+    /** Ends {@link #stallPostgres()}. */
+    public void resumePostgres() {
+        postgresPath().resume();
+    }
+
+    /**
+     * Kills {@code replica} (SIGKILL) if it still runs and starts it again with the same id and settings, as an
+     * orchestrator restarts a crashed pod; its output goes to a new log file. Does not wait until it is ready.
+     *
+     * @return the new process, which takes the old one's place in {@link #replicas()}
+     */
+    public PackagedService restart(PackagedService replica) throws IOException, InterruptedException {
+        int index = replicas.indexOf(replica);
+        if (index < 0) {
+            throw new IllegalArgumentException(replica.id() + " is not a current replica of " + name);
+        }
+        replica.close();
+        long starts = 1;
+        while (Files.exists(dir.resolve(replica.id() + "-" + starts + ".log"))) {
+            starts++;
+        }
+        // set, not remove and add: a reader iterating a copy of the list meanwhile sees one replica or the other.
+        PackagedService restarted = PackagedService.start(replica.id(), environment(),
+                dir.resolve(replica.id() + "-" + starts + ".log"));
+        replicas.set(index, restarted);
+        return restarted;
+    }
+
     private TcpForwarder postgresPath() {
         if (postgresPath == null) {
             throw new IllegalStateException("this cluster reaches PostgreSQL directly");
@@ -224,6 +270,13 @@ public final class ReplicaCluster implements AutoCloseable {
     }
 
     private PackagedService launch(int index) throws IOException {
+        String id = "replica-" + index;
+        PackagedService replica = PackagedService.start(id, environment(), dir.resolve(id + ".log"));
+        replicas.add(replica);
+        return replica;
+    }
+
+    private Map<String, String> environment() {
         Map<String, String> env = new HashMap<>(settings);
         if (sentinels != null) {
             env.put("QUARKUS_REDIS_CLIENT_TYPE", "sentinel");
@@ -239,10 +292,7 @@ public final class ReplicaCluster implements AutoCloseable {
         env.put("QUARKUS_FLYWAY_SCHEMAS", schema);
         env.put("TASKFENCE_AUTH_KEYS_REPLICAS_SECRET", ADMIN_KEY);
         env.put("TASKFENCE_AUTH_KEYS_REPLICAS_ROLE", "admin");
-        String id = "replica-" + index;
-        PackagedService replica = PackagedService.start(id, env, dir.resolve(id + ".log"));
-        replicas.add(replica);
-        return replica;
+        return env;
     }
 
     /** Stops every replica (SIGKILL: the tests that need a graceful stop do it themselves), Redis, the schema. */
