@@ -6,6 +6,8 @@
 #   scripts/dev.sh replicas [N]   build and start N replicas (default 3) on ports 8081.., sharing the work
 #   scripts/dev.sh native-check   run GraalVM's image builder over the native sources (needs ../shared/native-check)
 #   scripts/dev.sh bench [smoke]  measure throughput and latency against db-scheduler, Redisson and a ceiling
+#   scripts/dev.sh chaos [minutes]  3 replicas under mixed load while a fault hits every 20-40 s (default 5 minutes),
+#                                 then check that no task was lost; prints the summary (CHAOS_SEED=n replays a run)
 #
 # It picks a JDK >= 21 (installing one from Debian's packages if none is found), and makes sure Redis
 # (127.0.0.1:6379) and PostgreSQL (127.0.0.1:5432, database "test") answer, installing them from
@@ -254,6 +256,23 @@ case "${1:-}" in
       *) echo "usage: scripts/dev.sh bench [smoke]" >&2; exit 2 ;;
     esac
     ;;
+  chaos)
+    minutes=${2:-5}
+    ensure_jdk; ensure_redis; ensure_postgres
+    # The packaged service is built again (Quarkus's augmentation, about 30 s) only if the sources changed since.
+    if [ -f target/quarkus-app/quarkus-run.jar ] \
+        && [ -z "$(find src/main pom.xml -newer target/quarkus-app/quarkus-run.jar -print -quit)" ]; then
+      goals="test-compile failsafe:integration-test failsafe:verify"
+    else
+      goals="verify -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false"
+    fi
+    rm -f target/chaos/last-summary.md
+    # shellcheck disable=SC2086 # $goals is a list of words
+    ./mvnw -B $goals -Dit.test=ChaosRunIT -Dchaos.minutes="$minutes" ${CHAOS_SEED:+-Dchaos.seed="$CHAOS_SEED"} \
+      ${CHAOS_FAULTS:+-Dchaos.faults="$CHAOS_FAULTS"} || status=$?
+    [ -f target/chaos/last-summary.md ] && cat target/chaos/last-summary.md
+    exit "${status:-0}"
+    ;;
   native-check)
     ensure_jdk
     check_native_image
@@ -266,12 +285,12 @@ case "${1:-}" in
     else
       log "skipping GraalVM's image builder: $NATIVE_CHECK is not here (CI has it; see scripts/dev.sh native-check)"
     fi
-    ./mvnw -B verify
+    ./mvnw -B verify -Dchaos.minutes=2 # and the 2-minute chaos run (ChaosRunIT), in the same failsafe run as the other ITs
     log "the benchmarks' smoke run (scripts/dev.sh bench smoke), so that they keep working; its figures mean little"
     run_bench 500 1 2
     ;;
   *)
-    echo "usage: scripts/dev.sh run|test|replicas [N]|native-check|bench [smoke]" >&2
+    echo "usage: scripts/dev.sh run|test|replicas [N]|native-check|bench [smoke]|chaos [minutes]" >&2
     exit 2
     ;;
 esac
