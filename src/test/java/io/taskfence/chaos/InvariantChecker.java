@@ -103,6 +103,7 @@ final class InvariantChecker {
         long rerunsAfterLapse = 0;
         long rerunsAfterCancel = 0;
         Duration maxWait = Duration.ZERO;
+        List<Long> waits = new ArrayList<>();
         String maxWaitTask = "none";
         for (Map.Entry<UUID, List<Event>> task : history.entrySet()) {
             UUID id = task.getKey();
@@ -111,8 +112,9 @@ final class InvariantChecker {
             int attempt = 0;
             String claim = null;
             String lastEnd = "";
-            Instant created = null;
-            Instant firstStart = null;
+            // Since when the task has been due and not started: from its creation (or its runAt), again from a
+            // manual retry; a task cancelled before it started waits for nothing.
+            Instant dueSince = null;
             for (Event event : task.getValue()) {
                 Optional<String> problem = problem(previous, attempt, event);
                 if (problem.isPresent()) {
@@ -122,11 +124,21 @@ final class InvariantChecker {
                     }
                 }
                 if (event.from() == null) {
-                    created = event.at();
+                    dueSince = due(event.at(), accepted.get(id), row);
+                } else if ("PENDING".equals(event.to()) && "=0".equals(EDGES.get(event.from() + "->PENDING"))) {
+                    dueSince = event.at();
+                } else if ("CANCELLED".equals(event.to())) {
+                    dueSince = null;
                 }
                 if ("PROCESSING".equals(event.to())) {
-                    if (firstStart == null) {
-                        firstStart = event.at();
+                    if (dueSince != null) {
+                        Duration wait = Duration.between(dueSince, event.at());
+                        waits.add(wait.toMillis());
+                        if (wait.compareTo(maxWait) > 0) {
+                            maxWait = wait;
+                            maxWaitTask = id.toString();
+                        }
+                        dueSince = null;
                     }
                     if (lastEnd.equals("lapse")) {
                         rerunsAfterLapse++;
@@ -152,20 +164,6 @@ final class InvariantChecker {
                     illegalExamples.add(id + ": history ends " + previous + ", the row is " + row.status());
                 }
             }
-            if (firstStart != null && created != null) {
-                Instant due = created;
-                Submissions.Accepted given = accepted.get(id);
-                if (given != null && given.runAt().isPresent() && given.runAt().get().isAfter(due)) {
-                    due = given.runAt().get();
-                } else if (given == null && row != null && row.runAt().isAfter(due)) {
-                    due = row.runAt(); // a schedule's occurrence, made before it was due
-                }
-                Duration wait = Duration.between(due, firstStart);
-                if (wait.compareTo(maxWait) > 0) {
-                    maxWait = wait;
-                    maxWaitTask = id.toString();
-                }
-            }
         }
         for (UUID id : rows.keySet()) {
             if (!history.containsKey(id)) {
@@ -180,7 +178,17 @@ final class InvariantChecker {
         return new Summary(seed, run, faults, accepted.size(), submissions.refusedByStatus(),
                 submissions.unansweredSeen(), refusedButStored, scheduleTasks, finished, endStates, lost, lostExamples,
                 unfinishedOthers, submissions.cancelled(), submissions.retried(), dispatch[0], dispatch[1], dispatch[2],
-                illegal, illegalExamples, superseded, rerunsAfterLapse, rerunsAfterCancel, maxWait, maxWaitTask, drain);
+                illegal, illegalExamples, superseded, rerunsAfterLapse, rerunsAfterCancel, percentile(waits, 0.99), maxWait,
+                maxWaitTask, drain);
+    }
+
+    /** When a task created at {@code created} fell due: then, or at the runAt its client or schedule gave. */
+    private static Instant due(Instant created, Submissions.Accepted given, Row row) {
+        if (given != null) {
+            return given.runAt().filter(created::isBefore).orElse(created);
+        }
+        // a schedule's occurrence, made up to a second late or (misfire aside) never early
+        return row != null && row.runAt().isAfter(created) ? row.runAt() : created;
     }
 
     /** What is wrong with {@code event} following a task's {@code previous} status at {@code attempt}, if anything. */
@@ -205,6 +213,14 @@ final class InvariantChecker {
         };
         return attemptOk ? Optional.empty()
                 : Optional.of(edge + " took the attempt from " + attempt + " to " + event.attempt());
+    }
+
+    private static Duration percentile(List<Long> millis, double fraction) {
+        if (millis.isEmpty()) {
+            return Duration.ZERO;
+        }
+        List<Long> sorted = millis.stream().sorted().toList();
+        return Duration.ofMillis(sorted.get((int) Math.min(sorted.size() - 1, Math.floor(fraction * sorted.size()))));
     }
 
     private Map<UUID, Row> rows() throws SQLException {
