@@ -117,12 +117,14 @@ final class Faults {
             // no holder to prefer
         }
         List<PackagedService> all = cluster.replicas();
+        // Drawn whether it is used or not, so that a replay's later draws do not depend on who held the lock.
+        PackagedService any = all.get(random.nextInt(all.size()));
         for (PackagedService replica : all) {
             if (holder.startsWith(replica.id() + "/")) {
                 return replica;
             }
         }
-        return all.get(random.nextInt(all.size()));
+        return any;
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Several replicas of the packaged service ({@code target/quarkus-app/quarkus-run.jar}), each an OS process
@@ -35,7 +36,8 @@ public final class ReplicaCluster implements AutoCloseable {
     private final String schema = name.replace('-', '_');
     private final Path dir = Path.of("target", "replicas", name).toAbsolutePath();
     private final Map<String, String> settings;
-    private final List<PackagedService> replicas = new ArrayList<>();
+    // Copy-on-write: the chaos run restarts a replica while its load threads read the list.
+    private final List<PackagedService> replicas = new CopyOnWriteArrayList<>();
     private StandaloneRedis redis;
     private RedisSentinelGroup sentinels;
     /** The replicas' path to PostgreSQL, if the test cuts it; the port stays the same across cuts. */
@@ -225,7 +227,7 @@ public final class ReplicaCluster implements AutoCloseable {
         while (Files.exists(dir.resolve(replica.id() + "-" + starts + ".log"))) {
             starts++;
         }
-        // set, not remove and add: a reader iterating a copy of the list meanwhile sees one replica or the other.
+        // set, not remove and add: a reader meanwhile sees this replica's old process or its new one, never neither.
         PackagedService restarted = PackagedService.start(replica.id(), environment(),
                 dir.resolve(replica.id() + "-" + starts + ".log"));
         replicas.set(index, restarted);
