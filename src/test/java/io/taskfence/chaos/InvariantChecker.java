@@ -37,7 +37,8 @@ final class InvariantChecker {
             Map.entry("DEAD->PENDING", "=0"), Map.entry("CANCELLED->PENDING", "=0"));
     private static final String LEASE_EXPIRED = "processing lease expired";
 
-    private record Row(UUID id, String status, String key, Instant runAt) {
+    /** {@code marker}: the payload's {@code once}, which a submission without idempotency key carries. */
+    private record Row(UUID id, String status, String key, Instant runAt, String marker) {
     }
 
     private record Event(String from, String to, int attempt, String worker, String error, Instant at) {
@@ -82,9 +83,21 @@ final class InvariantChecker {
         long scheduleTasks = 0;
         long unfinishedOthers = 0;
         long refusedButStored = 0;
+        long storedUnanswered = 0;
+        Set<String> unansweredKeyless = submissions.unansweredKeyless();
+        Map<String, Long> byMarker = new HashMap<>();
         for (Row row : rows.values()) {
+            if (row.marker() != null) {
+                byMarker.merge(row.marker(), 1L, Long::sum);
+            }
             if (accepted.containsKey(row.id())) {
                 continue;
+            }
+            if (row.marker() != null && refusedKeys.contains(row.marker())) {
+                refusedButStored++;
+            }
+            if (row.marker() != null && unansweredKeyless.contains(row.marker())) {
+                storedUnanswered++;
             }
             if (row.key() != null && row.key().startsWith("schedule:")) {
                 scheduleTasks++;
@@ -174,9 +187,11 @@ final class InvariantChecker {
             }
         }
 
+        long duplicated = byMarker.values().stream().mapToLong(count -> count - 1).sum();
         long[] dispatch = dispatchLog();
         return new Summary(seed, run, faults, accepted.size(), submissions.refusedByStatus(),
-                submissions.unansweredSeen(), refusedButStored, scheduleTasks, finished, endStates, lost, lostExamples,
+                submissions.unansweredSeen(), submissions.unansweredKeyless().size(), storedUnanswered, duplicated,
+                refusedButStored, scheduleTasks, finished, endStates, lost, lostExamples,
                 unfinishedOthers, submissions.cancelled(), submissions.retried(), dispatch[0], dispatch[1], dispatch[2],
                 illegal, illegalExamples, superseded, rerunsAfterLapse, rerunsAfterCancel, percentile(waits, 0.99), maxWait,
                 maxWaitTask, drain);
@@ -226,10 +241,11 @@ final class InvariantChecker {
     private Map<UUID, Row> rows() throws SQLException {
         Map<UUID, Row> rows = new HashMap<>();
         try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(
-                "select id, status, idempotency_key, run_at from tasks"); ResultSet row = query.executeQuery()) {
+                "select id, status, idempotency_key, run_at, payload->>'once' from tasks"); ResultSet row = query.executeQuery()) {
             while (row.next()) {
                 UUID id = row.getObject(1, UUID.class);
-                rows.put(id, new Row(id, row.getString(2), row.getString(3), row.getTimestamp(4).toInstant()));
+                rows.put(id, new Row(id, row.getString(2), row.getString(3), row.getTimestamp(4).toInstant(),
+                        row.getString(5)));
             }
         }
         return rows;

@@ -26,9 +26,10 @@ import io.taskfence.testing.ReplicaCluster;
 
 /**
  * Steady mixed client traffic while faults come and go: two threads submitting one task a request, one
- * submitting batches of 25, and one cancelling recent tasks and retrying dead or cancelled ones. Every
- * submission carries an idempotency key, so that one whose answer a fault swallowed can be sent again
- * without making a second task. Tasks are noops, short sleeps, flaky ones that fail once and then succeed,
+ * submitting batches of 25, and one cancelling recent tasks and retrying dead or cancelled ones. All but one
+ * single submission in ten carry an idempotency key, so that one whose answer a fault swallowed can be sent
+ * again without making a second task; the others are marked in their payload, so that the checker can count
+ * what each made. Tasks are noops, short sleeps, flaky ones that fail once and then succeed,
  * ones that fail until dead, and noops due a few seconds later.
  */
 final class MixedLoad implements AutoCloseable {
@@ -93,10 +94,14 @@ final class MixedLoad implements AutoCloseable {
                     resend(request.get(), random);
                 }
             }
-            Optional<Instant> runAt = runAt(random);
-            String key = key();
-            send(new Submissions.Unanswered("/api/v1/tasks", task(random, runAt, Optional.empty()), Optional.of(key)),
-                    random, runAt);
+            if (random.nextInt(10) == 0) {
+                keyless(random);
+            } else {
+                Optional<Instant> runAt = runAt(random);
+                String key = key();
+                send(new Submissions.Unanswered("/api/v1/tasks", task(random, runAt, Optional.empty()),
+                        Optional.of(key)), random, runAt);
+            }
             pause(40);
         }
     }
@@ -136,6 +141,28 @@ final class MixedLoad implements AutoCloseable {
                 return;
             }
             pause(250);
+        }
+    }
+
+    /**
+     * A submission without an idempotency key, as many clients send them: a noop whose payload carries a
+     * marker of its own, so that the checker can count the tasks one such submission made. Its answer, if lost,
+     * cannot be asked for again.
+     */
+    private void keyless(Random random) {
+        String marker = "once-" + seed + "-" + keys.incrementAndGet();
+        try {
+            HttpResponse<String> answer = post(replicas.pick(random), "/api/v1/tasks",
+                    "{\"type\":\"noop\",\"payload\":{\"once\":\"" + marker + "\"}}", Optional.empty());
+            if (answer.statusCode() == 201) {
+                submissions.accepted(UUID.fromString(JSON.readTree(answer.body()).get("id").asText()), Optional.empty());
+            } else {
+                submissions.refused(answer.statusCode(), marker);
+            }
+        } catch (IOException e) {
+            submissions.unansweredKeyless(marker);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -31,6 +31,7 @@ final class Submissions {
 
     private final Map<UUID, Accepted> accepted = new ConcurrentHashMap<>();
     private final Set<String> refusedKeys = ConcurrentHashMap.newKeySet();
+    private final Set<String> unansweredKeyless = ConcurrentHashMap.newKeySet();
     private final Map<Integer, AtomicLong> refusedByStatus = new ConcurrentHashMap<>();
     private final Queue<Unanswered> unanswered = new ConcurrentLinkedQueue<>();
     private final AtomicLong unansweredSeen = new AtomicLong();
@@ -51,10 +52,22 @@ final class Submissions {
         }
     }
 
-    /** A task refused as a whole request or as a batch item; {@code key} its idempotency key. */
+    /**
+     * A task refused as a whole request or as a batch item; {@code key} its idempotency key, or the payload
+     * marker of a submission without one.
+     */
     void refused(int status, String key) {
         refusedByStatus.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
         refusedKeys.add(key);
+    }
+
+    /** A submission without an idempotency key whose answer was lost: it cannot be asked for again. */
+    void unansweredKeyless(String marker) {
+        unansweredKeyless.add(marker);
+    }
+
+    Set<String> unansweredKeyless() {
+        return Set.copyOf(unansweredKeyless);
     }
 
     void unanswered(Unanswered request) {

@@ -12,6 +12,9 @@ import java.util.Map;
  * @param submitted tasks a client was given an id for (201, or 200 for a repeated idempotency key)
  * @param refused submissions refused, by HTTP status (a 503 while PostgreSQL was away is not a submission)
  * @param unanswered requests whose answer a fault swallowed; all were sent again with their keys
+ * @param unansweredKeyless submissions without an idempotency key whose answer was lost (not sent again)
+ * @param storedUnanswered of those, the ones whose task was stored all the same
+ * @param duplicated tasks beyond the first that one submission without an idempotency key made
  * @param refusedButStored tasks stored although their submission was answered with a refusal
  * @param scheduleTasks tasks the run's schedule made
  * @param finished submitted tasks that ended SUCCEEDED, DEAD or CANCELLED
@@ -29,7 +32,8 @@ import java.util.Map;
  *     start, the 99th percentile
  */
 record Summary(long seed, Duration run, List<InjectedFault> faults, long submitted, Map<Integer, Long> refused,
-        long unanswered, long refusedButStored, long scheduleTasks, long finished, Map<String, Long> endStates,
+        long unanswered, long unansweredKeyless, long storedUnanswered, long duplicated, long refusedButStored,
+        long scheduleTasks, long finished, Map<String, Long> endStates,
         long lost, List<String> lostExamples, long unfinishedOthers, long cancels, long retries,
         long dispatchBatches, long dispatchRuns, long staleTokenWrites, long illegalTransitions,
         List<String> illegalExamples, long supersededClaimWrites, long rerunsAfterLeaseExpiry,
@@ -50,7 +54,10 @@ record Summary(long seed, Duration run, List<InjectedFault> faults, long submitt
         row(out, "tasks submitted (accepted with an id)", submitted);
         row(out, "submissions refused, by status", refused.isEmpty() ? "none" : refused.toString());
         row(out, "answers lost in a fault, sent again with their idempotency keys", unanswered);
+        row(out, "answers lost without an idempotency key (not sent again) / their tasks stored anyway",
+                unansweredKeyless + " / " + storedUnanswered);
         row(out, "stored although refused", refusedButStored);
+        row(out, "extra tasks made by one submission without an idempotency key", duplicated);
         row(out, "tasks made by the schedule", scheduleTasks);
         row(out, "tasks finished", finished + " " + endStates);
         row(out, "**tasks lost** (must be 0)", lost + (lostExamples.isEmpty() ? "" : " e.g. " + lostExamples));
