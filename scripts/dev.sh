@@ -6,6 +6,8 @@
 #   scripts/dev.sh replicas [N]   build and start N replicas (default 3) on ports 8081.., sharing the work
 #   scripts/dev.sh native-check   run GraalVM's image builder over the native sources (needs ../shared/native-check)
 #   scripts/dev.sh bench [smoke]  measure throughput and latency against db-scheduler, Redisson and a ceiling
+#   scripts/dev.sh chaos [minutes]  3 replicas under mixed load while a fault hits every 20-40 s (default 5 minutes),
+#                                 then check that no task was lost; prints the summary (CHAOS_SEED=n replays a run)
 #
 # It picks a JDK >= 21 (installing one from Debian's packages if none is found), and makes sure Redis
 # (127.0.0.1:6379) and PostgreSQL (127.0.0.1:5432, database "test") answer, installing them from
@@ -263,6 +265,23 @@ case "${1:-}" in
       *) echo "usage: scripts/dev.sh bench [smoke]" >&2; exit 2 ;;
     esac
     ;;
+  chaos)
+    minutes=${2:-5}
+    ensure_jdk; ensure_redis; ensure_postgres
+    # The packaged service is built again (Quarkus's augmentation, about 30 s) only if the sources changed since.
+    if [ -f target/quarkus-app/quarkus-run.jar ] \
+        && [ -z "$(find src/main pom.xml -newer target/quarkus-app/quarkus-run.jar -print -quit)" ]; then
+      goals="test-compile failsafe:integration-test failsafe:verify"
+    else
+      goals="verify -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false"
+    fi
+    rm -f target/chaos/last-summary.md
+    # shellcheck disable=SC2086 # $goals is a list of words
+    ./mvnw -B $goals -Dit.test=ChaosRunIT -Dchaos.minutes="$minutes" ${CHAOS_SEED:+-Dchaos.seed="$CHAOS_SEED"} \
+      ${CHAOS_FAULTS:+-Dchaos.faults="$CHAOS_FAULTS"} || status=$?
+    [ -f target/chaos/last-summary.md ] && cat target/chaos/last-summary.md
+    exit "${status:-0}"
+    ;;
   native-check)
     ensure_jdk
     check_native_image
@@ -276,14 +295,16 @@ case "${1:-}" in
       build_native_sources
     fi
     check_native_sources
-    # The benchmarks run at smoke size with the tests, in one build, so that they keep working; their figures mean little.
+    # With the benchmarks at smoke size, so that they keep working (their figures mean little), and the 2-minute
+    # chaos run (ChaosRunIT): all in one build and one failsafe run, on one packaged service.
     rm -f target/bench/results.tsv
-    ./mvnw -B verify -Pbench -Dbench.tasks=500 -Dbench.warm-ups=1 -Dbench.seconds=2
+    ./mvnw -B verify -Pbench -Dbench.tasks=500 -Dbench.warm-ups=1 -Dbench.seconds=2 -Dchaos.minutes=2
+    cat target/chaos/last-summary.md
     run_peers 500 1 2
     bench_table 500
     ;;
   *)
-    echo "usage: scripts/dev.sh run|test|replicas [N]|native-check|bench [smoke]" >&2
+    echo "usage: scripts/dev.sh run|test|replicas [N]|native-check|bench [smoke]|chaos [minutes]" >&2
     exit 2
     ;;
 esac

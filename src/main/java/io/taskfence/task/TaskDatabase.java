@@ -39,16 +39,24 @@ public final class TaskDatabase {
     public <T> T inTransaction(Work<T> work) {
         return inConnection(connection -> {
             connection.setAutoCommit(false);
+            T result;
             try {
-                T result = work.in(connection);
+                result = work.in(connection);
                 connection.commit();
-                return result;
             } catch (SQLException | RuntimeException e) {
-                connection.rollback();
+                // On a connection that broke, the rollback and the reset fail too ("This connection has been
+                // closed"): the first failure says what happened (and whether a commit was under way), so it stays
+                // the one thrown, with theirs attached.
+                try {
+                    connection.rollback();
+                    connection.setAutoCommit(true);
+                } catch (SQLException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
                 throw e;
-            } finally {
-                connection.setAutoCommit(true);
             }
+            connection.setAutoCommit(true);
+            return result;
         });
     }
 

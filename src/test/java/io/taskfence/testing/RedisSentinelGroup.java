@@ -16,8 +16,10 @@ import java.util.stream.Collectors;
 /**
  * A Redis primary, one replica and three sentinels of a test's own ({@code redis-server}, the sentinels in its
  * {@code --sentinel} mode), on free ports with their files in one directory: quorum 2, a primary that does not
- * answer for 1 s is down, so that a failover completes within seconds (one failover per group: a second
- * one would wait for the failover time-out). The replica reaches the primary through
+ * answer for 1 s is down, so that a failover completes within seconds. A sentinel may fail the same primary over
+ * again only after twice the failover time-out, but the promoted server is another primary to it: once the old
+ * one follows it ({@link #rejoin} after a kill; by itself after a pause) and the sentinels count it fit
+ * ({@link #awaitReplicaFit}), the group can fail over again. The first replica reaches the primary through
  * a {@link TcpForwarder}, so that a test can {@link #stallReplication() hold back replication} and have the
  * sentinels promote a replica that lacks the last writes, as a real failover can.
  */
@@ -134,6 +136,72 @@ public final class RedisSentinelGroup implements AutoCloseable {
                     }
                     return "master".equals(candidate.replication("role"));
                 });
+    }
+
+    /**
+     * Starts a server that was killed ({@link StandaloneRedis#close()}) again on its port, as a replica of the
+     * primary the sentinels name now, as an operator brings a failed primary back.
+     *
+     * @return the new server, which takes the old one's place in the group
+     */
+    public StandaloneRedis rejoin(StandaloneRedis killed) throws IOException, InterruptedException {
+        int index = servers.indexOf(killed);
+        if (index < 0) {
+            throw new IllegalArgumentException("redis-server on " + killed.port() + " is not one of the group's");
+        }
+        StandaloneRedis primary = primary();
+        if (primary == killed) {
+            throw new IllegalStateException("the sentinels still name " + killed.port() + " the primary");
+        }
+        StandaloneRedis rejoined = StandaloneRedis.start(killed.port(), dir,
+                List.of("--replicaof", "127.0.0.1", Integer.toString(primary.port())));
+        servers.set(index, rejoined);
+        return rejoined;
+    }
+
+    /**
+     * Waits until the server that is not the primary replicates from it and every sentinel counts it as a
+     * replica in good standing (flags {@code slave} only, link ok): the sentinels can then promote it.
+     */
+    public void awaitReplicaFit(Duration atMost) {
+        await("a replica the sentinels could promote (see " + dir + ")").atMost(atMost)
+                .pollInterval(Duration.ofMillis(200)).ignoreException(IllegalStateException.class)
+                .until(() -> {
+                    StandaloneRedis primary = primary();
+                    StandaloneRedis replica = other(primary);
+                    // Not its master_port: the first replica follows the primary through the replication link.
+                    if (!"slave".equals(replica.replication("role"))
+                            || !"up".equals(replica.replication("master_link_status"))) {
+                        return false;
+                    }
+                    for (int port : sentinelPorts) {
+                        if (!fitReplica(sentinelCli(port, "sentinel", "replicas", MASTER_NAME), replica.port())) {
+                            return false;
+                        }
+                    }
+                    return true;
+                });
+    }
+
+    /** Whether {@code SENTINEL REPLICAS} output (name, value, name, value... per replica) lists the port as fit. */
+    private static boolean fitReplica(String replicas, int port) {
+        String[] lines = replicas.split("\\R");
+        for (int start = 0; start < lines.length; ) {
+            Map<String, String> fields = new HashMap<>();
+            int i = start;
+            // each replica's fields begin with "name"
+            do {
+                if (i + 1 < lines.length) {
+                    fields.put(lines[i].trim(), lines[i + 1].trim());
+                }
+                i += 2;
+            } while (i < lines.length && !"name".equals(lines[i].trim()));
+            if (Integer.toString(port).equals(fields.get("port"))) {
+                return "slave".equals(fields.get("flags")) && "ok".equals(fields.get("master-link-status"));
+            }
+            start = i;
+        }
+        return false;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.taskfence.testing;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -14,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Several replicas of the packaged service ({@code target/quarkus-app/quarkus-run.jar}), each an OS process
@@ -34,7 +36,8 @@ public final class ReplicaCluster implements AutoCloseable {
     private final String schema = name.replace('-', '_');
     private final Path dir = Path.of("target", "replicas", name).toAbsolutePath();
     private final Map<String, String> settings;
-    private final List<PackagedService> replicas = new ArrayList<>();
+    // Copy-on-write: the chaos run restarts a replica while its load threads read the list.
+    private final List<PackagedService> replicas = new CopyOnWriteArrayList<>();
     private StandaloneRedis redis;
     private RedisSentinelGroup sentinels;
     /** The replicas' path to PostgreSQL, if the test cuts it; the port stays the same across cuts. */
@@ -68,6 +71,15 @@ public final class ReplicaCluster implements AutoCloseable {
      */
     public static ReplicaCluster startWithPostgresPath(int count, Map<String, String> overrides) throws Exception {
         return start(count, overrides, true, false, true);
+    }
+
+    /**
+     * As {@link #startWithSentinels(int, Map)} and {@link #startWithPostgresPath(int, Map)} together: for a run that
+     * fails Redis and PostgreSQL in turn (the chaos run).
+     */
+    public static ReplicaCluster startWithSentinelsAndPostgresPath(int count, Map<String, String> overrides)
+            throws Exception {
+        return start(count, overrides, true, true, true);
     }
 
     /**
@@ -186,6 +198,42 @@ public final class ReplicaCluster implements AutoCloseable {
         postgresPath = TcpForwarder.open(postgresPathPort, database.getPort());
     }
 
+    /**
+     * The replicas' path to PostgreSQL stops delivering, as a partition does: their statements hang until
+     * {@link #resumePostgres()} (or their own time-outs), and the connections that sent meanwhile are dropped then.
+     */
+    public void stallPostgres() {
+        postgresPath().stall();
+    }
+
+    /** Ends {@link #stallPostgres()}. */
+    public void resumePostgres() {
+        postgresPath().resume();
+    }
+
+    /**
+     * Kills {@code replica} (SIGKILL) if it still runs and starts it again with the same id and settings, as an
+     * orchestrator restarts a crashed pod; its output goes to a new log file. Does not wait until it is ready.
+     *
+     * @return the new process, which takes the old one's place in {@link #replicas()}
+     */
+    public PackagedService restart(PackagedService replica) throws IOException, InterruptedException {
+        int index = replicas.indexOf(replica);
+        if (index < 0) {
+            throw new IllegalArgumentException(replica.id() + " is not a current replica of " + name);
+        }
+        replica.close();
+        long starts = 1;
+        while (Files.exists(dir.resolve(replica.id() + "-" + starts + ".log"))) {
+            starts++;
+        }
+        // set, not remove and add: a reader meanwhile sees this replica's old process or its new one, never neither.
+        PackagedService restarted = PackagedService.start(replica.id(), environment(),
+                dir.resolve(replica.id() + "-" + starts + ".log"));
+        replicas.set(index, restarted);
+        return restarted;
+    }
+
     private TcpForwarder postgresPath() {
         if (postgresPath == null) {
             throw new IllegalStateException("this cluster reaches PostgreSQL directly");
@@ -224,6 +272,13 @@ public final class ReplicaCluster implements AutoCloseable {
     }
 
     private PackagedService launch(int index) throws IOException {
+        String id = "replica-" + index;
+        PackagedService replica = PackagedService.start(id, environment(), dir.resolve(id + ".log"));
+        replicas.add(replica);
+        return replica;
+    }
+
+    private Map<String, String> environment() {
         Map<String, String> env = new HashMap<>(settings);
         if (sentinels != null) {
             env.put("QUARKUS_REDIS_CLIENT_TYPE", "sentinel");
@@ -239,10 +294,7 @@ public final class ReplicaCluster implements AutoCloseable {
         env.put("QUARKUS_FLYWAY_SCHEMAS", schema);
         env.put("TASKFENCE_AUTH_KEYS_REPLICAS_SECRET", ADMIN_KEY);
         env.put("TASKFENCE_AUTH_KEYS_REPLICAS_ROLE", "admin");
-        String id = "replica-" + index;
-        PackagedService replica = PackagedService.start(id, env, dir.resolve(id + ".log"));
-        replicas.add(replica);
-        return replica;
+        return env;
     }
 
     /** Stops every replica (SIGKILL: the tests that need a graceful stop do it themselves), Redis, the schema. */
