@@ -57,6 +57,11 @@ final class DomainProblems {
                     + "; nothing was changed").toResponse();
         }
         LOG.warn("PostgreSQL failed a request", e);
+        if (e.outcomeUnknown()) {
+            return unavailable("the connection to the task database broke while the change was being committed, so "
+                    + "it may or may not have been made: look it up before you try again, or send the request again "
+                    + "with the same Idempotency-Key, which answers the task already stored instead of making another");
+        }
         return unavailable("the task database did not answer; nothing was changed, try again shortly");
     }
 

@@ -36,7 +36,7 @@ public class GroupedSubmissions {
      *
      * @throws IdempotencyKeyReusedException if the key names a task made by a different request
      * @throws OverQuotaException if the owner has as many unfinished tasks as its quota allows
-     * @throws TaskStoreException if PostgreSQL failed; this task was not stored
+     * @throws TaskStoreException if PostgreSQL failed; this task was not stored, unless the failure's outcome is unknown
      */
     public Submission submit(NewTask task) {
         Waiting submission = new Waiting(task, new CompletableFuture<>());
@@ -61,8 +61,9 @@ public class GroupedSubmissions {
         try {
             outcomes = transitions.submitEach(group.stream().map(Waiting::task).toList());
         } catch (RuntimeException e) {
-            if (group.size() == 1) {
-                group.getFirst().stored().completeExceptionally(e);
+            if (group.size() == 1 || (e instanceof TaskStoreException failed && failed.outcomeUnknown())) {
+                // A commit that may have stored the group is not made again: each caller hears it may have been.
+                group.forEach(one -> one.stored().completeExceptionally(e));
                 return;
             }
             // Nothing of the group was stored. One submission PostgreSQL refuses must not fail the others,

@@ -35,14 +35,17 @@ public final class TaskDatabase {
         }
     }
 
-    /** Runs {@code work} in one transaction, committed when it returns, rolled back if it throws. */
+    /**
+     * Runs {@code work} in one transaction, committed when it returns, rolled back if it throws. A commit whose
+     * connection broke throws a {@link TaskStoreException} whose outcome is unknown.
+     */
     public <T> T inTransaction(Work<T> work) {
         return inConnection(connection -> {
             connection.setAutoCommit(false);
             T result;
             try {
                 result = work.in(connection);
-                connection.commit();
+                commit(connection);
             } catch (SQLException | RuntimeException e) {
                 // On a connection that broke, the rollback and the reset fail too ("This connection has been
                 // closed"): the first failure says what happened (and whether a commit was under way), so it stays
@@ -58,6 +61,14 @@ public final class TaskDatabase {
             connection.setAutoCommit(true);
             return result;
         });
+    }
+
+    private static void commit(Connection connection) {
+        try {
+            connection.commit();
+        } catch (SQLException e) {
+            throw TaskStoreException.ofCommit(e);
+        }
     }
 
     /**
