@@ -25,7 +25,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@code transition_audit}, so that a test can check that each one was an edge of the state machine
  * (unless started {@link #startWithoutAudit without it}). Used by the replica tests and the benchmarks.
  * {@link #startWithSentinels Started with sentinels}, the replicas reach a {@link RedisSentinelGroup} of the
- * cluster's own through the sentinels, configured as an operator would.
+ * cluster's own through the sentinels, configured as an operator would; {@link #startWithRedisCluster started with
+ * a Redis Cluster}, they reach three masters of its own as a cluster client.
  */
 public final class ReplicaCluster implements AutoCloseable {
 
@@ -40,6 +41,7 @@ public final class ReplicaCluster implements AutoCloseable {
     private final List<PackagedService> replicas = new CopyOnWriteArrayList<>();
     private StandaloneRedis redis;
     private RedisSentinelGroup sentinels;
+    private RedisClusterGroup redisCluster;
     /** The replicas' path to PostgreSQL, if the test cuts it; the port stays the same across cuts. */
     private TcpForwarder postgresPath;
     private int postgresPathPort;
@@ -62,6 +64,14 @@ public final class ReplicaCluster implements AutoCloseable {
      */
     public static ReplicaCluster startWithSentinels(int count, Map<String, String> overrides) throws Exception {
         return start(count, overrides, true, true, false);
+    }
+
+    /**
+     * As {@link #start(int, Map)}, against a Redis Cluster of three masters instead of one Redis: the replicas are
+     * configured with {@code quarkus.redis.client-type=cluster} and the masters as seeds.
+     */
+    public static ReplicaCluster startWithRedisCluster(int count, Map<String, String> overrides) throws Exception {
+        return start(count, overrides, true, false, false, true);
     }
 
     /**
@@ -93,6 +103,11 @@ public final class ReplicaCluster implements AutoCloseable {
 
     private static ReplicaCluster start(int count, Map<String, String> overrides, boolean audited,
             boolean withSentinels, boolean postgresPath) throws Exception {
+        return start(count, overrides, audited, withSentinels, postgresPath, false);
+    }
+
+    private static ReplicaCluster start(int count, Map<String, String> overrides, boolean audited,
+            boolean withSentinels, boolean postgresPath, boolean withRedisCluster) throws Exception {
         Map<String, String> settings = new HashMap<>(Map.of(
                 "TASKFENCE_LOCK_LEASE", "2s",
                 "TASKFENCE_DISPATCH_INTERVAL", "1s",
@@ -110,6 +125,8 @@ public final class ReplicaCluster implements AutoCloseable {
         try {
             if (withSentinels) {
                 cluster.sentinels = RedisSentinelGroup.start(cluster.dir);
+            } else if (withRedisCluster) {
+                cluster.redisCluster = RedisClusterGroup.start(cluster.dir);
             } else {
                 cluster.redis = StandaloneRedis.start(PackagedService.freePort(), cluster.dir);
             }
@@ -155,9 +172,23 @@ public final class ReplicaCluster implements AutoCloseable {
         return "taskfence:" + suffix;
     }
 
-    /** Runs a command against the cluster's Redis (the primary now) with {@code redis-cli}; its output, trimmed. */
+    /**
+     * Runs a command against the cluster's Redis (the primary now; in a Redis Cluster, the node that owns the
+     * command's key) with {@code redis-cli}; its output, trimmed.
+     */
     public String redis(String... command) throws IOException, InterruptedException {
+        if (redisCluster != null) {
+            return redisCluster.cli(command);
+        }
         return (sentinels != null ? sentinels.primary() : redis).cli(command);
+    }
+
+    /** The Redis Cluster, if the cluster was {@link #startWithRedisCluster started with one}. */
+    public RedisClusterGroup redisCluster() {
+        if (redisCluster == null) {
+            throw new IllegalStateException("this cluster runs without a Redis Cluster");
+        }
+        return redisCluster;
     }
 
     /** The sentinel group, if the cluster was {@link #startWithSentinels started with one}. */
@@ -286,6 +317,9 @@ public final class ReplicaCluster implements AutoCloseable {
             env.put("QUARKUS_REDIS_MASTER_NAME", RedisSentinelGroup.MASTER_NAME);
             env.put("QUARKUS_REDIS_ROLE", "master");
             env.put("QUARKUS_REDIS_AUTO_FAILOVER", "true");
+        } else if (redisCluster != null) {
+            env.put("QUARKUS_REDIS_CLIENT_TYPE", "cluster");
+            env.put("QUARKUS_REDIS_HOSTS", redisCluster.hosts());
         } else {
             env.put("QUARKUS_REDIS_HOSTS", redis.url());
         }
@@ -316,6 +350,9 @@ public final class ReplicaCluster implements AutoCloseable {
             }
             if (sentinels != null) {
                 sentinels.close();
+            }
+            if (redisCluster != null) {
+                redisCluster.close();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
