@@ -372,6 +372,9 @@ class HttpHandlerTest {
         if (contentType != null) {
             exchange.getResponseHeaders().add("Content-Type", contentType);
         }
+        // Each call on a connection of its own: the JDK's server closes connections that earlier cases cut or left
+        // idle, and a pooled one it closed as the next call took it failed that call (seen once in CI).
+        exchange.getResponseHeaders().set("Connection", "close");
         exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);
