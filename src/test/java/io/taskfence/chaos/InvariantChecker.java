@@ -63,6 +63,7 @@ final class InvariantChecker {
         Map<UUID, List<Event>> history = history();
         Map<UUID, Submissions.Accepted> accepted = submissions.accepted();
         Set<String> refusedKeys = submissions.refusedKeys();
+        Set<String> refusedMaybeMade = submissions.refusedMaybeMade();
 
         long finished = 0;
         Map<String, Long> endStates = new TreeMap<>();
@@ -82,7 +83,8 @@ final class InvariantChecker {
         }
         long scheduleTasks = 0;
         long unfinishedOthers = 0;
-        long refusedButStored = 0;
+        long storedAfterMaybe = 0;
+        long storedAfterNothingChanged = 0;
         long storedUnanswered = 0;
         Set<String> unansweredKeyless = submissions.unansweredKeyless();
         Map<String, Long> byMarker = new HashMap<>();
@@ -93,17 +95,20 @@ final class InvariantChecker {
             if (accepted.containsKey(row.id())) {
                 continue;
             }
-            if (row.marker() != null && refusedKeys.contains(row.marker())) {
-                refusedButStored++;
+            // A keyless submission is known by its payload's marker, any other by its idempotency key.
+            String refusal = row.marker() != null ? row.marker() : row.key();
+            if (refusal != null && refusedKeys.contains(refusal)) {
+                if (refusedMaybeMade.contains(refusal)) {
+                    storedAfterMaybe++;
+                } else {
+                    storedAfterNothingChanged++;
+                }
             }
             if (row.marker() != null && unansweredKeyless.contains(row.marker())) {
                 storedUnanswered++;
             }
             if (row.key() != null && row.key().startsWith("schedule:")) {
                 scheduleTasks++;
-            }
-            if (row.key() != null && refusedKeys.contains(row.key())) {
-                refusedButStored++;
             }
             if (!TERMINAL.contains(row.status())) {
                 unfinishedOthers++;
@@ -191,7 +196,7 @@ final class InvariantChecker {
         long[] dispatch = dispatchLog();
         return new Summary(seed, run, faults, accepted.size(), submissions.refusedByStatus(),
                 submissions.unansweredSeen(), submissions.unansweredKeyless().size(), storedUnanswered, duplicated,
-                refusedButStored, scheduleTasks, finished, endStates, lost, lostExamples,
+                storedAfterMaybe, storedAfterNothingChanged, scheduleTasks, finished, endStates, lost, lostExamples,
                 unfinishedOthers, submissions.cancelled(), submissions.retried(), dispatch[0], dispatch[1], dispatch[2],
                 illegal, illegalExamples, superseded, rerunsAfterLapse, rerunsAfterCancel, percentile(waits, 0.99), maxWait,
                 maxWaitTask, drain);

@@ -31,6 +31,7 @@ final class Submissions {
 
     private final Map<UUID, Accepted> accepted = new ConcurrentHashMap<>();
     private final Set<String> refusedKeys = ConcurrentHashMap.newKeySet();
+    private final Set<String> refusedMaybeMade = ConcurrentHashMap.newKeySet();
     private final Set<String> unansweredKeyless = ConcurrentHashMap.newKeySet();
     private final Map<Integer, AtomicLong> refusedByStatus = new ConcurrentHashMap<>();
     private final Queue<Unanswered> unanswered = new ConcurrentLinkedQueue<>();
@@ -54,11 +55,15 @@ final class Submissions {
 
     /**
      * A task refused as a whole request or as a batch item; {@code key} its idempotency key, or the payload
-     * marker of a submission without one.
+     * marker of a submission without one; {@code mayHaveBeenMade} if the answer said the change may or may not
+     * have been made (a commit whose connection broke), rather than that nothing was changed.
      */
-    void refused(int status, String key) {
+    void refused(int status, String key, boolean mayHaveBeenMade) {
         refusedByStatus.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
         refusedKeys.add(key);
+        if (mayHaveBeenMade) {
+            refusedMaybeMade.add(key);
+        }
     }
 
     /** A submission without an idempotency key whose answer was lost: it cannot be asked for again. */
@@ -106,6 +111,11 @@ final class Submissions {
 
     Set<String> refusedKeys() {
         return Set.copyOf(refusedKeys);
+    }
+
+    /** Of the refused keys, those whose answer said the change may or may not have been made. */
+    Set<String> refusedMaybeMade() {
+        return Set.copyOf(refusedMaybeMade);
     }
 
     Map<Integer, Long> refusedByStatus() {

@@ -7,7 +7,8 @@ import java.util.Map;
 /**
  * What a chaos run's invariant checker found, read from the table, the history and the dispatch log after
  * the faults stopped and every task drained. The run fails on any lost task, stale-token write, illegal
- * transition or attempt end written by a superseded claim.
+ * transition, attempt end written by a superseded claim, or task stored after its client was told nothing was
+ * changed.
  *
  * @param submitted tasks a client was given an id for (201, or 200 for a repeated idempotency key)
  * @param refused submissions refused, by HTTP status (a 503 while PostgreSQL was away is not a submission)
@@ -15,7 +16,10 @@ import java.util.Map;
  * @param unansweredKeyless submissions without an idempotency key whose answer was lost (not sent again)
  * @param storedUnanswered of those, the ones whose task was stored all the same
  * @param duplicated tasks beyond the first that one submission without an idempotency key made
- * @param refusedButStored tasks stored although their submission was answered with a refusal
+ * @param storedAfterMaybe tasks stored although their submission was refused, with an answer that said the change
+ *     may or may not have been made (its commit's connection broke)
+ * @param storedAfterNothingChanged tasks stored although their submission was refused with any other answer, all of
+ *     which say nothing was changed
  * @param scheduleTasks tasks the run's schedule made
  * @param finished submitted tasks that ended SUCCEEDED, DEAD or CANCELLED
  * @param lost submitted tasks missing from the table or not finished once everything drained
@@ -32,8 +36,8 @@ import java.util.Map;
  *     start, the 99th percentile
  */
 record Summary(long seed, Duration run, List<InjectedFault> faults, long submitted, Map<Integer, Long> refused,
-        long unanswered, long unansweredKeyless, long storedUnanswered, long duplicated, long refusedButStored,
-        long scheduleTasks, long finished, Map<String, Long> endStates,
+        long unanswered, long unansweredKeyless, long storedUnanswered, long duplicated, long storedAfterMaybe,
+        long storedAfterNothingChanged, long scheduleTasks, long finished, Map<String, Long> endStates,
         long lost, List<String> lostExamples, long unfinishedOthers, long cancels, long retries,
         long dispatchBatches, long dispatchRuns, long staleTokenWrites, long illegalTransitions,
         List<String> illegalExamples, long supersededClaimWrites, long rerunsAfterLeaseExpiry,
@@ -42,7 +46,7 @@ record Summary(long seed, Duration run, List<InjectedFault> faults, long submitt
 
     boolean passed() {
         return lost == 0 && unfinishedOthers == 0 && staleTokenWrites == 0 && illegalTransitions == 0
-                && supersededClaimWrites == 0;
+                && supersededClaimWrites == 0 && storedAfterNothingChanged == 0;
     }
 
     /** The summary as a Markdown table, then the faults. */
@@ -56,7 +60,8 @@ record Summary(long seed, Duration run, List<InjectedFault> faults, long submitt
         row(out, "answers lost in a fault, sent again with their idempotency keys", unanswered);
         row(out, "answers lost without an idempotency key (not sent again) / their tasks stored anyway",
                 unansweredKeyless + " / " + storedUnanswered);
-        row(out, "stored although refused", refusedButStored);
+        row(out, "stored although refused: answered \"may or may not have been made\" / answered \"nothing was "
+                + "changed\" (must be 0)", storedAfterMaybe + " / " + storedAfterNothingChanged);
         row(out, "extra tasks made by one submission without an idempotency key", duplicated);
         row(out, "tasks made by the schedule", scheduleTasks);
         row(out, "tasks finished", finished + " " + endStates);
