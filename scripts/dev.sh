@@ -123,15 +123,15 @@ ensure_kubectl() { # the tests of k8s/ render it with kubectl's kustomize, as `k
 # the link: class initialisation, reachability analysis and unresolved elements fail here as in a real build.
 NATIVE_CHECK=${TASKFENCE_NATIVE_CHECK:-../shared/native-check}
 
-build_native_sources() { # Quarkus's native build steps without GraalVM, up to the image's inputs in target/native-sources
+build_native_sources() { # Quarkus's native build steps without GraalVM, up to the image's inputs in DIR/target/native-sources
   log "native build steps (sources only; GraalVM is needed only for the last step, native-image itself)"
-  ./mvnw -B -q package -Dnative -Dquarkus.native.sources-only=true -DskipTests
+  (cd "$1" && ./mvnw -B -q package -Dnative -Dquarkus.native.sources-only=true -DskipTests)
 }
 
-check_native_sources() { # what the native build steps left must hold what the image needs
-  local dir=target/native-sources unpacked runner
+check_native_sources() { # what the native build steps left in DIR/target must hold what the image needs
+  local dir=$1/target/native-sources unpacked runner
   [ -s "$dir/native-image.args" ] || { log "the native build left no $dir/native-image.args"; exit 1; }
-  runner=$(ls "$PWD/$dir"/*-runner.jar)
+  runner=$(cd "$dir" && ls "$PWD"/*-runner.jar)
   unpacked=$(mktemp -d)
   (cd "$unpacked" && "$JAVA_HOME/bin/jar" xf "$runner" META-INF/native-image/resource-config.json \
     META-INF/native-image/reflect-config.json)
@@ -156,7 +156,7 @@ check_native_sources() { # what the native build steps left must hold what the i
   log "the dashboard's files and the API's JSON types registered for reflection"
 }
 
-check_native_image() {
+check_native_image() { # GraalVM's image builder over the native sources of the project in DIR
   if [ ! -x "$NATIVE_CHECK/run.sh" ]; then
     log "the native image check needs GraalVM's builder scripts in $NATIVE_CHECK (set TASKFENCE_NATIVE_CHECK to"
     log "where they are); without them only the sources-only step above has run"
@@ -165,7 +165,46 @@ check_native_image() {
   log "GraalVM's image builder over the native sources ($NATIVE_CHECK/run.sh; 4-10 minutes, about 3 GB)"
   # It builds the native sources itself. -Ob (quick build) compiles with fewer optimisations, which halves the
   # compile stage; the analysis, class initialisation and heap checks this is for are the same as a release build's.
-  QUARKUS_NATIVE_ADDITIONAL_BUILD_ARGS=-Ob "$NATIVE_CHECK/run.sh" .
+  QUARKUS_NATIVE_ADDITIONAL_BUILD_ARGS=-Ob "$NATIVE_CHECK/run.sh" "$1"
+}
+
+# The test command's native checks run beside the tests, which leave a core idle most of the time: on a copy of
+# the project (its own target/, so that the two builds never write the same files), at the lowest priority (so
+# that the tests' timing is not theirs to decide), in a session of their own (so that it can be stopped whole).
+NATIVE_PROJECT=target/native-project
+NATIVE_LOG=target/native-check.log
+native_pid=""
+
+start_native_checks() {
+  rm -rf "$NATIVE_PROJECT" && mkdir -p "$NATIVE_PROJECT"
+  cp -r pom.xml mvnw .mvn src "$NATIVE_PROJECT/"
+  if [ -d "$NATIVE_CHECK" ]; then
+    log "GraalVM's image builder runs beside the tests (log: $NATIVE_LOG)"
+    setsid nice -n 19 bash -c "$(declare -f log check_native_image); NATIVE_CHECK='$NATIVE_CHECK'; \
+      check_native_image '$NATIVE_PROJECT'" >"$NATIVE_LOG" 2>&1 &
+  else
+    log "skipping GraalVM's image builder: $NATIVE_CHECK is not here (CI has it; see scripts/dev.sh native-check);"
+    log "the native build steps run beside the tests (log: $NATIVE_LOG)"
+    setsid nice -n 19 bash -c "$(declare -f log build_native_sources); build_native_sources '$NATIVE_PROJECT'" \
+      >"$NATIVE_LOG" 2>&1 &
+  fi
+  native_pid=$!
+  trap stop_native_checks EXIT
+}
+
+stop_native_checks() {
+  [ -n "$native_pid" ] && kill -- -"$native_pid" 2>/dev/null
+  return 0
+}
+
+finish_native_checks() { # waits for them; their log, and the test command's failure if they failed
+  log "waiting for the native checks"
+  local status=0
+  wait "$native_pid" || status=$?
+  native_pid=""
+  cat "$NATIVE_LOG" >&2
+  [ "$status" -eq 0 ] || { log "the native checks failed (exit $status)"; exit 1; }
+  check_native_sources "$NATIVE_PROJECT"
 }
 
 ensure_wrk() { # the load generator of the REST benchmarks
@@ -284,17 +323,12 @@ case "${1:-}" in
     ;;
   native-check)
     ensure_jdk
-    check_native_image
+    check_native_image .
+    check_native_sources .
     ;;
   test)
     ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk; ensure_chromium
-    if [ -d "$NATIVE_CHECK" ]; then
-      check_native_image
-    else
-      log "skipping GraalVM's image builder: $NATIVE_CHECK is not here (CI has it; see scripts/dev.sh native-check)"
-      build_native_sources
-    fi
-    check_native_sources
+    start_native_checks
     # With the benchmarks at smoke size, so that they keep working (their figures mean little), and the 2-minute
     # chaos run (ChaosRunIT): all in one build and one failsafe run, on one packaged service.
     rm -f target/bench/results.tsv
@@ -302,6 +336,7 @@ case "${1:-}" in
     cat target/chaos/last-summary.md
     run_peers 500 1 2
     bench_table 500
+    finish_native_checks
     ;;
   *)
     echo "usage: scripts/dev.sh run|test|replicas [N]|native-check|bench [smoke]|chaos [minutes]" >&2

@@ -177,7 +177,8 @@ class ReplicasIT {
 
     @Test
     void everyTaskFinishesAfterRedisIsFlushedMidRunWithoutRestartingAnyReplica() throws Exception {
-        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
+        // The messages the flush loses are re-enqueued after the enqueued time-out: 5 s, not the cluster's 20 s.
+        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of("TASKFENCE_RECOVERY_ENQUEUED_TIMEOUT", "5s"))) {
             // Held back until every task is submitted, however slow the machine; each then runs 2 s, so the
             // first moment that workers hold tasks and messages wait in the stream comes long before most finish.
             String runAt = "\"runAt\":\"" + Instant.now().plusSeconds(5) + "\"";
