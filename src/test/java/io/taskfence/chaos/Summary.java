@@ -18,8 +18,8 @@ import java.util.Map;
  * @param duplicated tasks beyond the first that one submission without an idempotency key made
  * @param storedAfterMaybe tasks stored although their submission was refused, with an answer that said the change
  *     may or may not have been made (its commit's connection broke)
- * @param storedAfterNothingChanged tasks stored although their submission was refused with any other answer, all of
- *     which say nothing was changed
+ * @param storedAfterNothingChanged tasks stored although their submission was refused with any other answer (a
+ *     503 that says nothing was changed, a 4xx): each of those promises that nothing was stored
  * @param scheduleTasks tasks the run's schedule made
  * @param finished submitted tasks that ended SUCCEEDED, DEAD or CANCELLED
  * @param lost submitted tasks missing from the table or not finished once everything drained
