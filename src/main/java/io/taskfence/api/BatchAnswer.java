@@ -1,5 +1,6 @@
 package io.taskfence.api;
 
+import io.taskfence.api.problem.Problem;
 import java.util.List;
 
 import org.eclipse.microprofile.openapi.annotations.media.Schema;

@@ -1,5 +1,8 @@
 package io.taskfence.api;
 
+import io.taskfence.api.auth.Roles;
+import io.taskfence.api.problem.ProblemException;
+import io.taskfence.api.problem.Problems;
 import java.net.URI;
 import java.time.DateTimeException;
 import java.time.Instant;

@@ -1,5 +1,6 @@
 package io.taskfence.api;
 
+import io.taskfence.api.auth.Roles;
 import java.util.List;
 import java.util.Map;
 
@@ -16,8 +17,8 @@ import io.taskfence.lock.LockHolder;
 import io.taskfence.queue.TaskQueue;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
-import io.taskfence.task.TaskTypes;
-import io.taskfence.task.TypeState;
+import io.taskfence.types.TaskTypes;
+import io.taskfence.types.TypeState;
 
 /** {@code GET /api/v1/stats}: the state of the whole cluster, as the shared servers see it. */
 @Path("/api/v1/stats")

@@ -1,5 +1,8 @@
 package io.taskfence.api;
 
+import io.taskfence.api.problem.Problem;
+import io.taskfence.api.problem.ProblemException;
+import io.taskfence.api.problem.Problems;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -18,9 +21,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.TaskfenceConfig;
-import io.taskfence.task.NewTask;
-import io.taskfence.task.TaskHandler;
-import io.taskfence.task.TaskHandlers;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.handlers.TaskHandler;
+import io.taskfence.handlers.TaskHandlers;
 
 /**
  * The checks a submission passes before it is stored (DESIGN section 5, "Submission"), in their order, for
@@ -28,9 +31,9 @@ import io.taskfence.task.TaskHandlers;
  * A refusal is a {@link ProblemException} carrying the problem to answer with.
  */
 @Singleton
-final class SubmissionChecks {
+public final class SubmissionChecks {
 
-    static final int MAX_PAYLOAD_BYTES = 64 * 1024;
+    public static final int MAX_PAYLOAD_BYTES = 64 * 1024;
     /** The rule for the {@code Idempotency-Key} header and a batch task's {@code idempotencyKey}. */
     static final String IDEMPOTENCY_KEY = "[\\x21-\\x7e]{1,200}";
     static final String IDEMPOTENCY_KEY_RULE = "must be 1 to 200 visible ASCII characters";

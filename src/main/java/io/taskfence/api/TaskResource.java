@@ -1,5 +1,11 @@
 package io.taskfence.api;
 
+import io.taskfence.api.auth.KeyOwner;
+import io.taskfence.api.auth.KeyRules;
+import io.taskfence.api.auth.Roles;
+import io.taskfence.api.problem.Problem;
+import io.taskfence.api.problem.ProblemException;
+import io.taskfence.api.problem.Problems;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -9,6 +15,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.event.Event;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -30,22 +37,23 @@ import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.quarkus.security.identity.SecurityIdentity;
-import io.taskfence.dispatch.Dispatcher;
-import io.taskfence.task.GroupedSubmissions;
-import io.taskfence.task.NewTask;
-import io.taskfence.task.OverQuota;
-import io.taskfence.task.OverQuotaException;
-import io.taskfence.task.ReusedKey;
-import io.taskfence.task.Submission;
-import io.taskfence.task.Submitted;
+import io.taskfence.task.submit.GroupedSubmissions;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.submit.OverQuota;
+import io.taskfence.task.submit.OverQuotaException;
+import io.taskfence.task.submit.ReusedKey;
+import io.taskfence.task.submit.Submission;
+import io.taskfence.task.submit.Submitted;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskField;
 import io.taskfence.task.TaskHistory;
 import io.taskfence.task.TaskPage;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
-import io.taskfence.task.TaskTransitions;
-import io.taskfence.worker.CancelSignals;
+import io.taskfence.task.TaskCancelled;
+import io.taskfence.task.TasksBecameDue;
+import io.taskfence.task.submit.Submissions;
+import io.taskfence.task.transition.OperatorControls;
 
 /**
  * Tasks over REST (DESIGN section 5). A submit key sees and acts on the tasks it submitted only, an admin key
@@ -59,26 +67,28 @@ public class TaskResource {
     static final int MAX_PAGE = 100;
     private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
-    private final TaskTransitions transitions;
+    private final Submissions batches;
     private final GroupedSubmissions submissions;
+    private final OperatorControls controls;
     private final TaskQueries queries;
     private final SubmissionChecks checks;
-    private final Dispatcher dispatcher;
-    private final CancelSignals cancels;
+    private final Event<TasksBecameDue> due;
+    private final Event<TaskCancelled> cancels;
     private final TaskHistory history;
     private final SecurityIdentity identity;
 
-    TaskResource(TaskTransitions transitions, GroupedSubmissions submissions, TaskQueries queries,
-            SubmissionChecks checks, Dispatcher dispatcher, CancelSignals cancels, TaskHistory history,
+    TaskResource(Submissions batches, GroupedSubmissions submissions, OperatorControls controls, TaskQueries queries,
+            SubmissionChecks checks, Event<TasksBecameDue> due, Event<TaskCancelled> cancels, TaskHistory history,
             SecurityIdentity identity) {
-        this.identity = identity;
-        this.cancels = cancels;
-        this.history = history;
-        this.transitions = transitions;
+        this.batches = batches;
         this.submissions = submissions;
-        this.dispatcher = dispatcher;
+        this.controls = controls;
         this.queries = queries;
         this.checks = checks;
+        this.due = due;
+        this.cancels = cancels;
+        this.history = history;
+        this.identity = identity;
     }
 
     @POST
@@ -95,7 +105,7 @@ public class TaskResource {
         Submission submission = submissions.submit(checks.newTask(body, idempotencyKey).ownedBy(caller().name()));
         Task task = submission.task();
         if (submission.created()) {
-            dispatcher.nudge();
+            due.fire(new TasksBecameDue());
         }
         URI location = uri.getBaseUriBuilder().path(TaskResource.class).path(task.id().toString()).build();
         return Response.status(submission.created() ? Status.CREATED : Status.OK).location(location).entity(task).build();
@@ -126,7 +136,7 @@ public class TaskResource {
                 items[index] = refused(index, refused.problem(), uri);
             }
         }
-        List<Submitted> outcomes = transitions.submitAll(accepted);
+        List<Submitted> outcomes = batches.submitAll(accepted);
         // One owner, one quota check: either every task was refused by it or none was.
         if (!outcomes.isEmpty() && outcomes.getFirst() instanceof OverQuota refused) {
             throw new OverQuotaException(refused);
@@ -144,7 +154,7 @@ public class TaskResource {
             created |= items[index].status() == Status.CREATED.getStatusCode();
         }
         if (created) {
-            dispatcher.nudge();
+            due.fire(new TasksBecameDue());
         }
         return BatchAnswer.of(List.of(items));
     }
@@ -191,9 +201,9 @@ public class TaskResource {
     @Path("/{id}/cancel")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     public Task cancel(@PathParam("id") String id) {
-        Task cancelled = transitions.cancel(taskId(id), caller().scope())
+        Task cancelled = controls.cancel(taskId(id), caller().scope())
                 .orElseThrow(() -> refused(id, "cancel", "PENDING, ENQUEUED, PROCESSING or FAILED"));
-        cancels.cancelled(cancelled.id()); // the replica running it, if any, stops it now, not at its next heartbeat
+        cancels.fire(new TaskCancelled(cancelled.id()));
         return cancelled;
     }
 
@@ -201,7 +211,7 @@ public class TaskResource {
     @Path("/{id}/retry")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     public Task retry(@PathParam("id") String id) {
-        return transitions.retry(taskId(id), caller().scope()).orElseThrow(() -> refused(id, "retry", "DEAD or CANCELLED"));
+        return controls.retry(taskId(id), caller().scope()).orElseThrow(() -> refused(id, "retry", "DEAD or CANCELLED"));
     }
 
     // Parameters are parsed here rather than by JAX-RS, which answers a bad one with a bare 404.

@@ -1,8 +1,12 @@
 package io.taskfence.api;
 
+import io.taskfence.api.auth.KeyOwner;
+import io.taskfence.api.auth.Roles;
+import io.taskfence.api.problem.Problems;
 import java.util.List;
 
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.event.Event;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -14,9 +18,9 @@ import jakarta.ws.rs.core.Response.Status;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.quarkus.security.identity.SecurityIdentity;
-import io.taskfence.dispatch.Dispatcher;
-import io.taskfence.task.TaskTypes;
-import io.taskfence.task.TypeState;
+import io.taskfence.task.TasksBecameDue;
+import io.taskfence.types.TaskTypes;
+import io.taskfence.types.TypeState;
 
 /**
  * The task types (DESIGN section 5, "Types"): their limits and pause flags, and pausing and resuming one.
@@ -28,12 +32,12 @@ import io.taskfence.task.TypeState;
 public class TypesResource {
 
     private final TaskTypes types;
-    private final Dispatcher dispatcher;
+    private final Event<TasksBecameDue> due;
     private final SecurityIdentity identity;
 
-    TypesResource(TaskTypes types, Dispatcher dispatcher, SecurityIdentity identity) {
+    TypesResource(TaskTypes types, Event<TasksBecameDue> due, SecurityIdentity identity) {
         this.types = types;
-        this.dispatcher = dispatcher;
+        this.due = due;
         this.identity = identity;
     }
 
@@ -59,7 +63,7 @@ public class TypesResource {
     @RolesAllowed(Roles.ADMIN)
     public TypeState resume(@PathParam("type") String type) {
         if (types.resume(registered(type))) {
-            dispatcher.nudge();
+            due.fire(new TasksBecameDue());
         }
         return state(type);
     }

@@ -6,7 +6,7 @@ import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
-import io.taskfence.task.SchemaMigrations;
+import io.taskfence.store.SchemaMigrations;
 
 /**
  * Ready only once the task table's migrations are applied. Redis and PostgreSQL answering are the

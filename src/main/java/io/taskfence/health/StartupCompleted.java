@@ -8,7 +8,7 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Startup;
 
 import io.quarkus.runtime.StartupEvent;
-import io.taskfence.task.SchemaMigrations;
+import io.taskfence.store.SchemaMigrations;
 
 /**
  * Started once start-up has run to its end. It does not wait for Redis or PostgreSQL: a replica whose

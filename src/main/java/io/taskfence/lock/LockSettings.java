@@ -8,7 +8,7 @@ import java.util.Objects;
  *
  * @param keyPrefix    first segment of every key and channel, e.g. {@code taskfence}; no braces, see below
  * @param replicaId    this replica's name, the first part of every owner it writes
- * @param defaultLease lease of a {@link Fenced} job that names none
+ * @param defaultLease lease of a job lock that names none ({@code taskfence.lock.lease})
  */
 public record LockSettings(String keyPrefix, String replicaId, Duration defaultLease) {
 

@@ -19,15 +19,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.taskfence.task.FenceToken;
-import io.taskfence.task.StaleFenceException;
-import io.taskfence.task.TaskDatabase;
+import io.taskfence.store.FenceToken;
+import io.taskfence.store.StaleFenceException;
+import io.taskfence.store.TaskDatabase;
+import io.taskfence.task.Task;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.submit.Submissions;
 
 /**
  * The {@code schedules} table. Each write is one conditional statement: a name is taken once, an edit or a
  * materialisation applies only to the version it was computed from ({@code where name = ? and version = ?}),
- * so a write based on an older read changes nothing and says so. Materialisation also inserts the
- * occurrences' tasks, in the same fenced transaction.
+ * so a write based on an older read changes nothing and says so. Materialisation also has the
+ * occurrences' tasks submitted ({@link Submissions#submitOccurrences}), in the same fenced transaction.
  */
 @ApplicationScoped
 public class Schedules {
@@ -36,10 +39,12 @@ public class Schedules {
             + "misfire, next_fire_at, version, created_at, updated_at";
 
     private final TaskDatabase database;
+    private final Submissions submissions;
     private final ObjectMapper json;
 
-    Schedules(TaskDatabase database, ObjectMapper json) {
+    Schedules(TaskDatabase database, Submissions submissions, ObjectMapper json) {
         this.database = database;
+        this.submissions = submissions;
         this.json = json;
     }
 
@@ -119,7 +124,7 @@ public class Schedules {
     }
 
     /** Schedules not paused whose next occurrence is at or before {@code now}, the longest due first. */
-    List<Schedule> due(Instant now, int limit) {
+    public List<Schedule> due(Instant now, int limit) {
         return database.inConnection(connection -> {
             try (PreparedStatement select = connection.prepareStatement("select " + COLUMNS + " from schedules "
                     + "where not paused and next_fire_at <= ? order by next_fire_at limit ?")) {
@@ -139,7 +144,7 @@ public class Schedules {
      * @return the tasks inserted (empty if the schedule had changed, or the tasks existed)
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
-    List<Instant> materialise(FenceToken fence, Schedule schedule, FirePlan plan) {
+    public List<Instant> materialise(FenceToken fence, Schedule schedule, FirePlan plan) {
         return database.fenced(fence, connection -> advance(connection, schedule, plan)
                 ? insertTasks(connection, schedule, plan)
                 : List.of());
@@ -156,30 +161,9 @@ public class Schedules {
     }
 
     private List<Instant> insertTasks(Connection connection, Schedule schedule, FirePlan plan) throws SQLException {
-        if (plan.occurrences().isEmpty()) {
-            return List.of();
-        }
-        try (PreparedStatement insert = connection.prepareStatement("insert into tasks (id, type, payload, max_attempts, "
-                + "priority, run_at, idempotency_key, owner) select gen_random_uuid(), ?, ?::jsonb, ?, ?, "
-                + "occurrence.run_at::timestamptz, occurrence.key, null "
-                + "from unnest(?::text[], ?::text[]) as occurrence(run_at, key) order by occurrence.key "
-                + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
-                + "returning run_at")) {
-            insert.setString(1, schedule.type());
-            insert.setString(2, write(schedule.payload()));
-            insert.setInt(3, schedule.maxAttempts());
-            insert.setInt(4, schedule.priority());
-            // As ISO-8601 text, as TaskTransitions binds instants in arrays (the driver would drop the offset).
-            insert.setArray(5, connection.createArrayOf("text", plan.occurrences().stream().map(Instant::toString).toArray()));
-            insert.setArray(6, connection.createArrayOf("text", plan.occurrences().stream().map(schedule::keyOf).toArray()));
-            List<Instant> created = new ArrayList<>();
-            try (ResultSet row = insert.executeQuery()) {
-                while (row.next()) {
-                    created.add(row.getTimestamp(1).toInstant());
-                }
-            }
-            return created;
-        }
+        List<NewTask> occurrences = plan.occurrences().stream().map(at -> new NewTask(schedule.type(),
+                schedule.payload(), schedule.maxAttempts(), schedule.priority(), at, null, schedule.keyOf(at))).toList();
+        return submissions.submitOccurrences(connection, occurrences).stream().map(Task::runAt).toList();
     }
 
     // ---- plumbing

@@ -1,5 +1,7 @@
 package io.taskfence.task;
 
+import io.taskfence.store.FenceToken;
+import io.taskfence.store.TaskDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,10 +1,13 @@
 package io.taskfence.task;
 
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
@@ -18,10 +21,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** Reads task rows into {@link Task}s and writes JSON values for jsonb parameters. */
 @ApplicationScoped
-class TaskRows {
+public class TaskRows {
 
     /** The columns {@link #task} reads, for SELECT and RETURNING clauses. */
-    static final String COLUMNS = "id, type, payload, status, attempt, max_attempts, priority, run_at, deadline, "
+    public static final String COLUMNS = "id, type, payload, status, attempt, max_attempts, priority, run_at, deadline, "
             + "created_at, updated_at, last_error, result, owner";
 
     private final ObjectMapper json;
@@ -36,7 +39,7 @@ class TaskRows {
                 .replace("result", fields.contains(TaskField.RESULT) ? "result" : "null as result");
     }
 
-    Task task(ResultSet row) throws SQLException {
+    public Task task(ResultSet row) throws SQLException {
         return task(row, EnumSet.allOf(TaskField.class));
     }
 
@@ -62,11 +65,11 @@ class TaskRows {
                 row.getString("owner"));
     }
 
-    ObjectNode object(String column, ResultSet row) throws SQLException {
+    public ObjectNode object(String column, ResultSet row) throws SQLException {
         return (ObjectNode) parse(row.getString(column));
     }
 
-    String write(JsonNode value) {
+    public String write(JsonNode value) {
         if (value == null) {
             return null;
         }
@@ -75,6 +78,17 @@ class TaskRows {
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("cannot write JSON", e);
         }
+    }
+
+    /** The tasks a statement ({@code select} or {@code ... returning} {@link #COLUMNS}) returns. */
+    public List<Task> tasks(PreparedStatement statement) throws SQLException {
+        List<Task> tasks = new ArrayList<>();
+        try (ResultSet row = statement.executeQuery()) {
+            while (row.next()) {
+                tasks.add(task(row));
+            }
+        }
+        return tasks;
     }
 
     static Instant instant(ResultSet row, String column) throws SQLException {

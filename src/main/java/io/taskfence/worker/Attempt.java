@@ -12,12 +12,12 @@ import org.jboss.logging.Logger;
 
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.logging.LogContext;
-import io.taskfence.task.Claim;
-import io.taskfence.task.TaskHandler;
-import io.taskfence.task.TaskHandlers;
-import io.taskfence.task.TaskOutcome;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.handlers.TaskHandler;
+import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.handlers.TaskOutcome;
 import io.taskfence.task.TaskStatus;
-import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.transition.AttemptTransitions;
 
 /**
  * One claimed attempt of one task: from its claim a heartbeat extends the processing lease, also while the
@@ -36,7 +36,7 @@ final class Attempt {
     static final String MDC_ATTEMPT = "attempt";
 
     private final Claim claim;
-    private final TaskTransitions transitions;
+    private final AttemptTransitions transitions;
     private final TaskHandlers handlers;
     private final SuccessBatches successes;
     private final RunTimes runTimes;
@@ -65,7 +65,7 @@ final class Attempt {
     private final Object leaseGuard = new Object();
     private boolean handlerDone;
 
-    Attempt(Claim claim, long claimSentAtNanos, TaskTransitions transitions, TaskHandlers handlers,
+    Attempt(Claim claim, long claimSentAtNanos, AttemptTransitions transitions, TaskHandlers handlers,
             TaskfenceConfig config, SuccessBatches successes, RunTimes runTimes, LapsedLeases lapsedLeases) {
         this.claim = claim;
         this.transitions = transitions;

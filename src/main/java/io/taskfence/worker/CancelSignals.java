@@ -6,11 +6,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 
 import org.jboss.logging.Logger;
 
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.taskfence.lock.LockSettings;
+import io.taskfence.task.TaskCancelled;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.RedisConnection;
@@ -51,6 +53,11 @@ public class CancelSignals {
     public void cancelled(UUID id) {
         redis.send(Request.cmd(Command.PUBLISH).arg(channel).arg(id.toString())).subscribe().with(
                 published -> { }, failure -> LOG.debugf("publishing the cancel of %s failed: %s", id, failure));
+    }
+
+    /** A client cancelled a task: the replica running it, if any, stops it now, not at its next heartbeat. */
+    void onCancelled(@Observes TaskCancelled event) {
+        cancelled(event.taskId());
     }
 
     /**

@@ -8,10 +8,10 @@ import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.taskfence.task.Claim;
-import io.taskfence.task.Completion;
-import io.taskfence.task.GroupCommit;
-import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
+import io.taskfence.store.GroupCommit;
+import io.taskfence.task.transition.AttemptTransitions;
 
 /**
  * Writes this replica's successful attempts to the task table in batches, as a group commit: one writer
@@ -27,17 +27,17 @@ final class SuccessBatches implements AutoCloseable {
     private record Waiting(Completion completion, CompletableFuture<Boolean> written) {
     }
 
-    private final TaskTransitions transitions;
+    private final AttemptTransitions transitions;
     private final GroupCommit<Waiting> batches;
     private final Consumer<List<Claim>> written;
 
-    SuccessBatches(TaskTransitions transitions) {
+    SuccessBatches(AttemptTransitions transitions) {
         this(transitions, claims -> {
         });
     }
 
     /** With {@code written} told of each batch's attempts once their batch has committed. */
-    SuccessBatches(TaskTransitions transitions, Consumer<List<Claim>> written) {
+    SuccessBatches(AttemptTransitions transitions, Consumer<List<Claim>> written) {
         this.transitions = transitions;
         this.written = written;
         this.batches = new GroupCommit<>("task-successes", MOST_AT_ONCE, this::write);

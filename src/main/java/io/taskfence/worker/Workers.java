@@ -25,15 +25,15 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.taskfence.TaskfenceConfig;
-import io.taskfence.dispatch.Dispatcher;
+import io.taskfence.jobs.Dispatcher;
 import io.taskfence.lock.LockSettings;
 import io.taskfence.queue.TaskQueue;
 import io.taskfence.queue.TaskQueue.Message;
-import io.taskfence.task.Claim;
-import io.taskfence.task.TaskHandlers;
-import io.taskfence.task.TaskStoreException;
-import io.taskfence.task.TaskTransitions;
-import io.taskfence.task.TypeLimits;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.store.TaskStoreException;
+import io.taskfence.task.transition.AttemptTransitions;
+import io.taskfence.types.TypeLimits;
 
 /**
  * This replica's workers: one reader takes messages from the queue's consumer group as slots free up,
@@ -51,7 +51,7 @@ public class Workers {
     private static final Duration LONGEST_READ_PAUSE = Duration.ofSeconds(10);
 
     private final TaskQueue queue;
-    private final TaskTransitions transitions;
+    private final AttemptTransitions transitions;
     private final TaskHandlers handlers;
     private final TaskfenceConfig config;
     private final RunTimes runTimes;
@@ -85,7 +85,7 @@ public class Workers {
     private volatile Thread reader;
     private volatile boolean stopping;
 
-    Workers(TaskQueue queue, TaskTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
+    Workers(TaskQueue queue, AttemptTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
             LockSettings settings, MeterRegistry metrics, CancelSignals cancels, TypeLimits limits, Dispatcher dispatcher,
             @ConfigProperty(name = "quarkus.redis.timeout") Duration redisTimeout) {
         this.limits = limits;

@@ -1,5 +1,6 @@
 package io.taskfence.api;
 
+import io.taskfence.api.problem.RequestProblems;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasItem;

@@ -1,5 +1,6 @@
 package io.taskfence.api;
 
+import io.taskfence.api.auth.KeyRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -26,7 +26,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
-import io.taskfence.task.Claim;
+import io.taskfence.task.transition.Claim;
 import io.taskfence.task.TaskFixtures;
 import io.taskfence.task.TaskTransitions;
 import io.taskfence.testing.ApiKeysForTests;

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.taskfence.handlers.HttpHandlerProfile;
+import io.taskfence.handlers.builtin.HttpHandlerProfile;
 import io.taskfence.task.Sql;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;

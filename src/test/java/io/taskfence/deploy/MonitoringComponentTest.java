@@ -69,7 +69,7 @@ class MonitoringComponentTest {
         for (Rule rule : rules.getSpec().getGroups().getFirst().getRules()) {
             alerts.add(rule.getAlert());
             queries.add(rule.getExpr().getStrVal());
-            assertEquals("README.md#runbook-" + rule.getAlert().toLowerCase(), rule.getAnnotations().get("runbook"),
+            assertEquals("docs/operations.md#runbook-" + rule.getAlert().toLowerCase(), rule.getAnnotations().get("runbook"),
                     "the runbook of " + rule.getAlert());
         }
         JsonNode dashboard = JSON.readTree(rendering.named(ConfigMap.class, "taskfence-grafana-dashboard").getData()
@@ -82,9 +82,9 @@ class MonitoringComponentTest {
         assertTrue(alerts.size() >= 8 && dashboard.path("panels").size() >= 10,
                 "alerts " + alerts + ", panels " + dashboard.path("panels").size());
 
-        String readme = Files.readString(KubernetesManifestsTest.PROJECT.resolve("README.md"));
+        String readme = Files.readString(KubernetesManifestsTest.PROJECT.resolve("docs/operations.md"));
         for (String alert : alerts) {
-            assertTrue(readme.contains("#### Runbook: " + alert + "\n"), "README has no runbook heading for " + alert);
+            assertTrue(readme.contains("#### Runbook: " + alert + "\n"), "docs/operations.md has no runbook heading for " + alert);
         }
 
         Set<String> used = new TreeSet<>();

@@ -26,7 +26,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 
 /**
- * The README tells those with their own Redis and PostgreSQL to drop the demo component from
+ * docs/operations.md tells those with their own Redis and PostgreSQL to drop the demo component from
  * k8s/kustomization.yaml; what remains must still render, complete, and without the demo servers.
  */
 class WithoutDemoInfraTest {

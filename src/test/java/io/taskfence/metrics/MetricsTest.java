@@ -24,7 +24,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.taskfence.task.NewTask;
+import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.Sql;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;

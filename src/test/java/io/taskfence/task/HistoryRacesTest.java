@@ -1,5 +1,7 @@
 package io.taskfence.task;
 
+import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

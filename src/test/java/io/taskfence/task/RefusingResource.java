@@ -1,5 +1,6 @@
 package io.taskfence.task;
 
+import io.taskfence.store.TaskStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,5 +1,8 @@
 package io.taskfence.task;
 
+import io.taskfence.store.FenceToken;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.transition.Claim;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,5 +1,8 @@
 package io.taskfence.task;
 
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

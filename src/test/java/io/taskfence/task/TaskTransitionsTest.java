@@ -1,5 +1,10 @@
 package io.taskfence.task;
 
+import io.taskfence.store.FenceToken;
+import io.taskfence.store.StaleFenceException;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,5 +1,8 @@
 package io.taskfence.task;
 
+import io.taskfence.store.StaleFenceException;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -39,7 +39,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import io.taskfence.handlers.LocalHookServer;
+import io.taskfence.handlers.builtin.LocalHookServer;
 import io.taskfence.task.Sql;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskQueries;

@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import io.quarkus.arc.lookup.LookupIfProperty;
-import io.taskfence.task.TaskHandler;
-import io.taskfence.task.TaskOutcome;
+import io.taskfence.handlers.TaskHandler;
+import io.taskfence.handlers.TaskOutcome;
 
 /**
  * {@code guarded-run}, for tests of the processing lease: records each run's start and end (wall clock, which

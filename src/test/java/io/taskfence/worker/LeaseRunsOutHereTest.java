@@ -32,7 +32,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.taskfence.task.NewTask;
+import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.TaskTransitions;
 import io.taskfence.testing.PostgresSchema;
 import io.taskfence.testing.PostgresThroughForwarder;

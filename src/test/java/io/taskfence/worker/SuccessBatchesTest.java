@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.taskfence.task.Claim;
+import io.taskfence.task.transition.Claim;
 import io.taskfence.task.TaskFixtures;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
@@ -58,7 +58,7 @@ class SuccessBatchesTest {
         CountDownLatch start = new CountDownLatch(1);
         ExecutorService handlers = Executors.newFixedThreadPool(THREADS);
         List<Future<Boolean>> answers = new ArrayList<>();
-        try (SuccessBatches successes = new SuccessBatches(transitions)) {
+        try (SuccessBatches successes = new SuccessBatches(transitions.attempts())) {
             for (Claim claim : all) {
                 answers.add(handlers.submit(() -> {
                     start.await();

@@ -1,0 +1,42 @@
+# Sourced by scripts/dev.sh: the benchmarks (Taskfence's, Maven profile bench, then the peers' in bench/), as a table.
+# Expects from the caller: log(), the project's root as the working directory, JAVA_HOME (ensure_jdk), Redis and
+# PostgreSQL up (ensure_redis, ensure_postgres), and `set -e`.
+# shellcheck shell=bash
+
+# The figures the benchmarks left in target/bench/results.tsv (key<TAB>value), as a Markdown table.
+bench_table() {
+  awk -F '\t' -v tasks="$1" '
+    { v[$1] = $2 }
+    function f(k, d) { return (k in v) ? sprintf("%.*f", d, v[k]) : "n/a" }
+    function ratio(a, b) { return (a in v && b in v && v[b] > 0) ? sprintf("%.2f×", v[a] / v[b]) : "" }
+    END {
+      print "| measure | Taskfence | peer or ceiling | Taskfence ÷ peer |"
+      print "|---|---|---|---|"
+      printf "| drain %d pre-loaded `noop` tasks, 3 replicas × 8 workers, 24 claimed ahead (tasks/s) | %s | db-scheduler 16.12, lock-and-fetch, 3 × 8: %s | %s |\n", tasks, f("drain.taskfence", 0), f("drain.dbscheduler", 0), ratio("drain.taskfence", "drain.dbscheduler")
+      printf "| REST submit, one task a request, wrk 2 threads × 32 connections (requests/s) | %s | trivial endpoint, same replica: %s | %s |\n", f("submit.single", 0), f("submit.trivial", 0), ratio("submit.single", "submit.trivial")
+      printf "| REST bulk submit, 1,000 tasks a request (tasks/s) | %s | | |\n", f("submit.bulk", 0)
+      printf "| submit → start on an idle 3-replica cluster, p50 / p99 (ms, PostgreSQL clock) | %s / %s | | |\n", f("latency.p50", 1), f("latency.p99", 1)
+      split("1 8 64", t, " ")
+      for (i = 1; i <= 3; i++) printf "| lock acquire + release, %d thread%s (pairs/s) | %s | Redisson 4.7 `RLock`: %s | %s |\n", t[i], t[i] == 1 ? "" : "s", f("lock.taskfence." t[i], 0), f("lock.redisson." t[i], 0), ratio("lock.taskfence." t[i], "lock.redisson." t[i])
+    }' target/bench/results.tsv
+}
+
+run_bench() { # run_bench TASKS WARM_UPS SECONDS: Taskfence's benchmarks (failsafe, profile bench), then the peers' (bench/)
+  local tasks=$1 warm_ups=$2 seconds=$3
+  rm -f target/bench/results.tsv
+  ./mvnw -B -q -Pbench verify -Dtest='io.taskfence.bench.*Bench' -Dit.test='io.taskfence.bench.*BenchIT' \
+    -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
+    -Dbench.tasks="$tasks" -Dbench.warm-ups="$warm_ups" -Dbench.seconds="$seconds" -Dbench.jfr="${BENCH_JFR:-}"
+  run_peers "$tasks" "$warm_ups" "$seconds"
+  bench_table "$tasks"
+}
+
+run_peers() { # run_peers TASKS WARM_UPS SECONDS: the peers' benchmarks (bench/), adding to target/bench/results.tsv
+  ./mvnw -B -q -f bench/pom.xml package -DskipTests
+  "$JAVA_HOME/bin/java" -cp "$(cat bench/target/classpath.txt):bench/target/classes" io.taskfence.bench.peers.Peers \
+    --tasks "$1" --warm-ups "$2" --seconds "$3" --results target/bench/results.tsv
+  log "on $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(psql -h 127.0.0.1 \
+    -U postgres -d postgres -tAc 'show server_version' | cut -d' ' -f1) PostgreSQL, Redis $(redis-server --version \
+    | sed -E 's/.*v=([^ ]+).*/\1/'), JDK $("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 \
+    | sed -n 's/^ *java.version = //p')"
+}

@@ -1,0 +1,45 @@
+# Sourced by scripts/dev.sh: the packaged service run locally, alone (`run`) or as N replicas (`replicas`), with
+# the settings of a local trial. Expects from the caller: log(), the functions of scripts/lib/setup.sh, the
+# project's root as the working directory, and `set -e`.
+# shellcheck shell=bash
+
+readable_logs() { # the packaged service logs JSON (prod profile) for collectors; people at a terminal read text
+  export QUARKUS_LOG_CONSOLE_JSON_ENABLED="${QUARKUS_LOG_CONSOLE_JSON_ENABLED:-false}"
+}
+
+demo_handlers() { # a local trial runs the README's examples, which use sleep and flaky (off in production)
+  export TASKFENCE_HANDLERS_DEMO_ENABLED="${TASKFENCE_HANDLERS_DEMO_ENABLED:-true}"
+}
+
+trial_key() { # a local trial needs an API key the prod profile accepts: make one up unless one is set
+  if env | grep -q '^TASKFENCE_AUTH_KEYS_[A-Z0-9]*_SECRET='; then
+    return
+  fi
+  TASKFENCE_AUTH_KEYS_DEV_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  export TASKFENCE_AUTH_KEYS_DEV_SECRET TASKFENCE_AUTH_KEYS_DEV_ROLE=admin
+  log "admin API key for this run (key name dev): $TASKFENCE_AUTH_KEYS_DEV_SECRET"
+}
+
+run_service() { # build and start the service on http://localhost:8080 (it takes the script's process)
+  ensure_jdk; ensure_redis; ensure_postgres; readable_logs; demo_handlers; trial_key
+  ./mvnw -B -q package -DskipTests
+  exec java -jar target/quarkus-app/quarkus-run.jar
+}
+
+# count, pids and i stay global, as they were: the EXIT trap reads pids after this function has returned.
+run_replicas() { # run_replicas N: build and start N replicas on ports 8081.., until Ctrl-C
+  count=$1
+  ensure_jdk; ensure_redis; ensure_postgres; readable_logs; demo_handlers; trial_key
+  ./mvnw -B -q package -DskipTests
+  mkdir -p target/replicas-local
+  pids=()
+  trap 'kill "${pids[@]}" 2>/dev/null; wait' EXIT INT TERM
+  for i in $(seq 1 "$count"); do
+    QUARKUS_HTTP_PORT=$((8080 + i)) QUARKUS_MANAGEMENT_PORT=$((9000 + i)) TASKFENCE_REPLICA_ID="replica-$i" \
+      java -jar target/quarkus-app/quarkus-run.jar >"target/replicas-local/replica-$i.log" 2>&1 &
+    pids+=($!)
+    log "replica-$i on http://localhost:$((8080 + i)) (health, metrics: $((9000 + i))), log in target/replicas-local/replica-$i.log"
+  done
+  log "Ctrl-C stops them all"
+  wait
+}

@@ -1,0 +1,17 @@
+# Sourced by scripts/dev.sh: the test command, the whole suite with the benchmarks at smoke size and the native
+# checks beside it. Expects from the caller: log(), the functions of setup.sh, native.sh and bench.sh (here in
+# scripts/lib/), the project's root as the working directory, and `set -e` (the EXIT trap stops the checks).
+# shellcheck shell=bash
+
+run_tests() {
+  ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk; ensure_chromium
+  start_native_checks
+  # With the benchmarks at smoke size, so that they keep working (their figures mean little), and the 2-minute
+  # chaos run (ChaosRunIT): all in one build and one failsafe run, on one packaged service.
+  rm -f target/bench/results.tsv
+  ./mvnw -B verify -Pbench -Dbench.tasks=500 -Dbench.warm-ups=1 -Dbench.seconds=2 -Dchaos.minutes=2
+  cat target/chaos/last-summary.md
+  run_peers 500 1 2
+  bench_table 500
+  finish_native_checks
+}

@@ -1,0 +1,69 @@
+package io.taskfence.api.auth;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.taskfence.TaskfenceConfig;
+
+/**
+ * What the configured API keys must be before the service starts (DESIGN section 7, "API keys"). Every
+ * message names the key, never its secret. The prod profile also refuses secrets that are short or look
+ * like a placeholder, and running without authentication unless that is said twice.
+ */
+public final class KeyRules {
+
+    /** Lower-case letters and digits only, so that the environment form TASKFENCE_AUTH_KEYS_<NAME>_SECRET is unambiguous. */
+    public static final String NAME_PATTERN = "[a-z0-9]{1,32}";
+    static final Pattern NAME = Pattern.compile(NAME_PATTERN);
+    static final int MIN_PROD_SECRET = 32;
+    static final List<String> ROLES = List.of(Roles.SUBMIT, Roles.ADMIN);
+    /** Words that mark a value written to be replaced, as templates and examples write them. */
+    private static final List<String> PLACEHOLDER_WORDS = List.of("change-me", "changeme", "change_me", "example",
+            "placeholder", "secret", "password", "replace", "todo", "xxxx", "0123456789", "abcdef");
+
+    private KeyRules() {
+    }
+
+    /** Why the keys cannot be used; empty when they can. */
+    public static List<String> refusals(TaskfenceConfig.Auth auth, boolean prod) {
+        List<String> refusals = new ArrayList<>();
+        if (!auth.enabled()) {
+            if (prod && !auth.allowDisabledInProd()) {
+                refusals.add("taskfence.auth.enabled=false is refused in the prod profile: every caller could read and "
+                        + "cancel every task; set taskfence.auth.allow-disabled-in-prod=true as well if that is really meant");
+            }
+            return refusals;
+        }
+        for (Map.Entry<String, TaskfenceConfig.Auth.Key> entry : auth.keys().entrySet()) {
+            String name = entry.getKey();
+            TaskfenceConfig.Auth.Key key = entry.getValue();
+            if (!NAME.matcher(name).matches()) {
+                refusals.add("API key name '" + name + "' must match " + NAME.pattern());
+            }
+            if (!ROLES.contains(key.role())) {
+                refusals.add("API key '" + name + "': role must be one of " + ROLES + ", not '" + key.role() + "'");
+            }
+            String secret = key.secret().map(String::strip).orElse("");
+            if (secret.isEmpty()) {
+                refusals.add("API key '" + name + "' has no secret (taskfence.auth.keys." + name + ".secret)");
+            } else if (prod) {
+                if (secret.length() < MIN_PROD_SECRET) {
+                    refusals.add("API key '" + name + "' is shorter than " + MIN_PROD_SECRET
+                            + " characters, which the prod profile refuses; generate one, e.g. openssl rand -hex 32");
+                } else if (looksLikePlaceholder(secret)) {
+                    refusals.add("API key '" + name + "' looks like a placeholder, which the prod profile refuses;"
+                            + " generate one, e.g. openssl rand -hex 32");
+                }
+            }
+        }
+        return refusals;
+    }
+
+    static boolean looksLikePlaceholder(String secret) {
+        String lower = secret.toLowerCase(Locale.ROOT);
+        return PLACEHOLDER_WORDS.stream().anyMatch(lower::contains) || lower.chars().distinct().count() <= 4;
+    }
+}

@@ -1,0 +1,84 @@
+package io.taskfence.api.problem;
+
+import java.util.Optional;
+
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.Response.Status;
+
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+import io.taskfence.lock.LockUnavailableException;
+import io.taskfence.queue.QueueUnavailableException;
+import io.taskfence.task.submit.IdempotencyKeyReusedException;
+import io.taskfence.task.InvalidCursorException;
+import io.taskfence.task.submit.OverQuotaException;
+import io.taskfence.store.TaskStoreException;
+
+/** Problem details for the exceptions of the packages the API calls. */
+final class DomainProblems {
+
+    private static final Logger LOG = Logger.getLogger(DomainProblems.class);
+
+    /** Seconds a client should wait before trying again after a 503. */
+    private static final String RETRY_AFTER_SECONDS = "5";
+    /** A guess: the service cannot know when a key's tasks will finish, only that none can be taken now. */
+    private static final String QUOTA_RETRY_AFTER_SECONDS = "10";
+    private static final int TOO_MANY_REQUESTS = 429;
+
+    @ServerExceptionMapper
+    Response invalidCursor(InvalidCursorException e) {
+        return Problems.invalid("query", "after", e.getMessage()).problem().toResponse();
+    }
+
+    @ServerExceptionMapper
+    Response idempotencyKeyReused(IdempotencyKeyReusedException e) {
+        return Problem.unprocessable(e.reused().detail("Idempotency-Key")).withField("Idempotency-Key").toResponse();
+    }
+
+    /** Nothing was stored; the client may try again once some of its tasks have finished. */
+    @ServerExceptionMapper
+    Response overQuota(OverQuotaException e) {
+        return Response.fromResponse(Problem.of(TOO_MANY_REQUESTS, "Too Many Requests", e.refused().detail()).toResponse())
+                .header("Retry-After", QUOTA_RETRY_AFTER_SECONDS).build();
+    }
+
+    /**
+     * The database failed: nothing was changed, and the client may try again. Unless it refused a value of
+     * the request: the checks at the edge should have refused it first (logged, as a gap in them), and
+     * trying again would not help.
+     */
+    @ServerExceptionMapper
+    Response storeUnavailable(TaskStoreException e) {
+        Optional<String> refused = e.refusedValue();
+        if (refused.isPresent()) {
+            LOG.warn("PostgreSQL refused a value of a request that passed the API's checks", e);
+            return Problem.of(Status.BAD_REQUEST, "the database refused a value of the request: " + refused.get()
+                    + "; nothing was changed").toResponse();
+        }
+        LOG.warn("PostgreSQL failed a request", e);
+        if (e.outcomeUnknown()) {
+            return unavailable("the connection to the task database broke while the change was being committed, so "
+                    + "it may or may not have been made: look it up before you try again, or send the request again "
+                    + "with the same Idempotency-Key, which answers the task already stored instead of making another");
+        }
+        return unavailable("the task database did not answer; nothing was changed, try again shortly");
+    }
+
+    @ServerExceptionMapper
+    Response redisUnavailable(LockUnavailableException e) {
+        LOG.warn("Redis failed a request", e);
+        return unavailable("Redis did not answer; try again shortly");
+    }
+
+    @ServerExceptionMapper
+    Response queueUnavailable(QueueUnavailableException e) {
+        LOG.warn("Redis failed a request", e);
+        return unavailable("Redis did not answer; try again shortly");
+    }
+
+    private static Response unavailable(String detail) {
+        return Response.fromResponse(Problem.of(Status.SERVICE_UNAVAILABLE, detail).toResponse())
+                .header("Retry-After", RETRY_AFTER_SECONDS).build();
+    }
+}

@@ -1,0 +1,40 @@
+package io.taskfence.handlers;
+
+import java.util.List;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Runs tasks of one type. Implement it as a CDI bean (e.g. {@code @ApplicationScoped}) and tasks of
+ * its {@link #type()} can be submitted. A handler may run on any replica, more than once for one task
+ * (a worker that stalls past its lease is replaced), so it should be idempotent. It must stop soon when
+ * its thread is interrupted, which happens when its claim was lost: the task was cancelled while it ran,
+ * or its lease ran out. Blocking calls that throw {@link InterruptedException} do that on their own; a
+ * handler that waits otherwise (on a socket, a future without a time-out, a loop) must check
+ * {@link Thread#isInterrupted()} or abort its call. Whatever it returns then is not recorded.
+ */
+public interface TaskHandler {
+
+    /** The task type it runs, matching {@code [a-z0-9][a-z0-9._-]{0,63}}. */
+    String type();
+
+    /** What a task handed to a handler carries. */
+    record Work(UUID taskId, ObjectNode payload, int attempt) {
+    }
+
+    /**
+     * What is wrong with a payload in a way no attempt could mend, one sentence per problem naming the field;
+     * empty when the payload may be submitted. The API answers a non-empty list with 422 and stores nothing.
+     * It must be quick and call nothing outside the process. A handler checks again when it runs: the task may
+     * have been submitted through another replica, whose version or configuration differs.
+     */
+    default List<String> payloadProblems(ObjectNode payload) {
+        return List.of();
+    }
+
+    /**
+     * Runs one attempt. An exception counts as a failure that is retried, like {@link TaskOutcome#failure}.
+     */
+    TaskOutcome handle(Work work) throws Exception;
+}

@@ -1,0 +1,145 @@
+package io.taskfence.jobs;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+
+import org.jboss.logging.Logger;
+
+import io.quarkus.scheduler.Scheduled;
+import io.taskfence.TaskfenceConfig;
+import io.taskfence.lock.FencedLease;
+import io.taskfence.queue.TaskQueue;
+import io.taskfence.store.FenceToken;
+import io.taskfence.task.TasksBecameDue;
+import io.taskfence.task.transition.DispatchBatch;
+
+/**
+ * Moves due tasks to the queue, on one replica at a time: under the dispatch lock, each batch goes
+ * PENDING/FAILED → ENQUEUED in one fenced transaction first, and is pushed to the stream second (a
+ * worker must never find a message whose row is not ENQUEUED yet). A crash between the two leaves rows
+ * ENQUEUED without messages; recovery returns them to PENDING.
+ */
+@ApplicationScoped
+public class Dispatcher {
+
+    private static final Logger LOG = Logger.getLogger(Dispatcher.class);
+    /** How often a dispatcher waiting for room looks at the queue's length (one XLEN). */
+    private static final Duration REFILL_POLL = Duration.ofMillis(10);
+
+    private final FencedJobs jobs;
+    private final DispatchBatch transitions;
+    private final TaskQueue queue;
+    private final Duration interval;
+    private final int batchSize;
+    private final int maxQueueDepth;
+    private final boolean enabled;
+    private final ExecutorService nudges = Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().name("dispatch-nudge").daemon().factory());
+    private final AtomicBoolean nudgePending = new AtomicBoolean();
+
+    Dispatcher(FencedJobs jobs, DispatchBatch transitions, TaskQueue queue, TaskfenceConfig config) {
+        this.jobs = jobs;
+        this.transitions = transitions;
+        this.queue = queue;
+        this.interval = config.dispatch().interval();
+        this.batchSize = config.dispatch().batchSize();
+        this.maxQueueDepth = config.dispatch().maxQueueDepth();
+        this.enabled = config.dispatch().enabled();
+    }
+
+    @Scheduled(identity = "dispatch", every = "${taskfence.dispatch.interval}", delayed = "1s",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = DispatchDisabled.class)
+    void onTimer() {
+        runIfFree(Duration.ZERO);
+    }
+
+    /**
+     * Starts a run soon, because a task was just submitted: a task on an idle system then starts within
+     * milliseconds instead of at the next tick. Nudges coalesce: while one waits, more add nothing; if
+     * another replica holds the lock, the run waits (woken by its release) up to one interval.
+     */
+    public void nudge() {
+        if (enabled && nudgePending.compareAndSet(false, true)) {
+            nudges.execute(() -> {
+                nudgePending.set(false);
+                runIfFree(interval);
+            });
+        }
+    }
+
+    /** Another room made tasks due (a submission, a resumed type). */
+    void onDue(@Observes TasksBecameDue event) {
+        nudge();
+    }
+
+    private void runIfFree(Duration waitAtMost) {
+        jobs.run(TaskQueue.DISPATCH_LOCK, waitAtMost, this::dispatch);
+    }
+
+    /**
+     * Keeps the queue topped up for one interval: while tasks are due it moves them in batches, and while
+     * the queue is nearly full it waits for the workers to make room (half the bound, or a batch) instead
+     * of leaving them idle until the next tick. Ends when no task is due, the interval is over (then it nudges
+     * a run to follow at once), the lease is lost, or a push is refused.
+     */
+    void dispatch(FencedLease held) {
+        FenceToken fence = new FenceToken(TaskQueue.DISPATCH_LOCK, held.token(), held.holder());
+        long endNanos = System.nanoTime() + interval.toNanos();
+        int refillAt = Math.max(1, Math.min(batchSize, maxQueueDepth / 2));
+        boolean waiting = false;
+        while (held.isValid() && !Thread.currentThread().isInterrupted()) {
+            int room = (int) Math.min(batchSize, maxQueueDepth - queue.depth());
+            if (room < refillAt) {
+                // Wait only while tasks are due. A due task stops being due only when this holder enqueues
+                // it (or a client cancels it), so one look when the wait starts is enough.
+                if (!waiting && !transitions.anyDue()) {
+                    return;
+                }
+                waiting = true;
+                if (System.nanoTime() - endNanos >= 0) {
+                    // Tasks are still due: a run follows at once, so that the workers do not idle until the
+                    // tick after next (the tick that falls during this run is skipped).
+                    nudge();
+                    return;
+                }
+                if (!pause(REFILL_POLL)) {
+                    return; // the lease was lost
+                }
+                continue;
+            }
+            waiting = false;
+            List<UUID> ids = transitions.enqueueDue(fence, room);
+            if (!ids.isEmpty() && !queue.push(held, ids)) {
+                LOG.warnf("dispatch lost its lock between commit and push; %d tasks wait for recovery", ids.size());
+                return;
+            }
+            if (ids.size() < room) {
+                return; // none left due
+            }
+        }
+    }
+
+    /** Sleeps; false if interrupted (the lease was lost). */
+    private static boolean pause(Duration pause) {
+        try {
+            Thread.sleep(pause);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @PreDestroy
+    void close() {
+        nudges.shutdownNow();
+    }
+}

@@ -1,0 +1,106 @@
+package io.taskfence.jobs;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.logging.Logger;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.scheduler.Scheduled;
+import io.taskfence.TaskfenceConfig;
+import io.taskfence.lock.FencedLease;
+import io.taskfence.store.FenceToken;
+import io.taskfence.task.FinishedTasks;
+import io.taskfence.task.TaskStatus;
+
+/**
+ * Keeps the task table and its indexes bounded, on one replica at a time (DESIGN section 7, "Retention"):
+ * finished tasks and their history are deleted once older than their status's age, then {@code dispatch_log}
+ * rows older than theirs, a batch per fenced statement, until none is left or the run has taken an interval
+ * (the next run carries on). Counted in {@code taskfence.retention.deleted} (tag {@code status}) and
+ * {@code taskfence.retention.dispatch.log.deleted}.
+ */
+@ApplicationScoped
+public class Retention {
+
+    static final String LOCK = "retention";
+    private static final Logger LOG = Logger.getLogger(Retention.class);
+
+    private final FencedJobs jobs;
+    private final FinishedTasks finished;
+    private final Map<TaskStatus, Duration> ages = new EnumMap<>(TaskStatus.class);
+    private final Duration dispatchLogAge;
+    private final int batchSize;
+    private final Duration budget;
+    private final Map<TaskStatus, Counter> deleted = new EnumMap<>(TaskStatus.class);
+    private final Counter dispatchLogDeleted;
+
+    Retention(FencedJobs jobs, FinishedTasks finished, TaskfenceConfig config, MeterRegistry registry) {
+        this.jobs = jobs;
+        this.finished = finished;
+        TaskfenceConfig.Retention retention = config.retention();
+        ages.put(TaskStatus.SUCCEEDED, retention.succeeded());
+        ages.put(TaskStatus.DEAD, retention.dead());
+        ages.put(TaskStatus.CANCELLED, retention.cancelled());
+        this.dispatchLogAge = retention.dispatchLog();
+        this.batchSize = retention.batchSize();
+        this.budget = retention.interval();
+        for (TaskStatus status : ages.keySet()) {
+            deleted.put(status, Counter.builder("taskfence.retention.deleted")
+                    .description("Finished tasks deleted by retention, with their history").tag("status", status.name())
+                    .register(registry));
+        }
+        this.dispatchLogDeleted = Counter.builder("taskfence.retention.dispatch.log.deleted")
+                .description("dispatch_log rows deleted by retention").register(registry);
+    }
+
+    @Scheduled(identity = "retention", every = "${taskfence.retention.interval}", delayed = "10s",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = DispatchDisabled.class)
+    void onTimer() {
+        run();
+    }
+
+    /** One run under the lock, if no other replica holds it. */
+    void run() {
+        jobs.run(LOCK, Duration.ZERO, this::deleteOld);
+    }
+
+    void deleteOld(FencedLease held) {
+        FenceToken fence = new FenceToken(LOCK, held.token(), held.holder());
+        long stopAt = System.nanoTime() + budget.toNanos();
+        Map<TaskStatus, Integer> counts = new EnumMap<>(TaskStatus.class);
+        int logRows = 0;
+        // A batch of each kind in turn, so that a large backlog of one does not hold up the others' deletes.
+        Map<TaskStatus, FinishedTasks.Position> moreTasks = new EnumMap<>(TaskStatus.class);
+        ages.keySet().forEach(status -> moreTasks.put(status, FinishedTasks.Position.START));
+        boolean moreLog = true;
+        do {
+            for (TaskStatus status : List.copyOf(moreTasks.keySet())) {
+                FinishedTasks.Deleted batch = finished.deleteOlderThan(fence, status, ages.get(status),
+                        moreTasks.get(status), batchSize);
+                deleted.get(status).increment(batch.tasks());
+                counts.merge(status, batch.tasks(), Integer::sum);
+                batch.next().ifPresentOrElse(next -> moreTasks.put(status, next), () -> moreTasks.remove(status));
+            }
+            if (moreLog) {
+                int batch = finished.deleteDispatchLogOlderThan(fence, dispatchLogAge, batchSize);
+                dispatchLogDeleted.increment(batch);
+                logRows += batch;
+                moreLog = batch == batchSize;
+            }
+        } while ((moreLog || !moreTasks.isEmpty()) && carryOn(held, stopAt));
+        if (counts.values().stream().anyMatch(count -> count > 0) || logRows > 0) {
+            LOG.infof("retention: deleted finished tasks %s and %d dispatch_log rows", counts, logRows);
+        }
+    }
+
+    /** Another batch only while the lease holds, the watchdog has not interrupted the run, and time is left. */
+    private static boolean carryOn(FencedLease held, long stopAt) {
+        return held.isValid() && !Thread.currentThread().isInterrupted() && System.nanoTime() - stopAt < 0;
+    }
+}

@@ -1,0 +1,120 @@
+package io.taskfence.jobs;
+
+import io.taskfence.schedule.FirePlan;
+import io.taskfence.schedule.InvalidCronException;
+import io.taskfence.schedule.Schedule;
+import io.taskfence.schedule.Schedules;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.logging.Logger;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.scheduler.Scheduled;
+import io.taskfence.TaskfenceConfig;
+import io.taskfence.lock.FencedLease;
+import io.taskfence.store.FenceToken;
+import io.taskfence.store.StaleFenceException;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.task.transition.TransitionMeters;
+
+/**
+ * The schedules job (DESIGN section 2): on one replica at a time, under the lock {@value #LOCK}, turns the
+ * due occurrences of every schedule not paused into tasks, one fenced transaction per schedule
+ * ({@link Schedules#materialise}), as its {@link FirePlan} says. An occurrence becomes one task at most:
+ * its task carries the key {@code schedule:<name>:<occurrence>}, and the schedule moves past it in the same
+ * transaction, only from the version that was read; a stale token writes nothing.
+ */
+@ApplicationScoped
+public class ScheduleOccurrences {
+
+    static final String LOCK = "schedules";
+    /** Schedules taken per look at the table; a run goes on while it finds full batches and holds the lock. */
+    static final int BATCH = 100;
+    /**
+     * Looks per run at most: a schedule the run could not move on (changed meanwhile, or an expression that no
+     * longer reads) would be found again and again; the next tick goes on.
+     */
+    static final int BATCHES_PER_RUN = 10;
+    /** On-time occurrences of one schedule made into tasks per transaction; the rest in the next. */
+    static final int OCCURRENCES_PER_RUN = 1000;
+
+    private static final Logger LOG = Logger.getLogger(ScheduleOccurrences.class);
+
+    private final FencedJobs jobs;
+    private final Schedules schedules;
+    private final Dispatcher dispatcher;
+    private final TransitionMeters transitions;
+    private final MeterRegistry registry;
+    private final Duration misfireThreshold;
+    private final Map<String, Counter> created = new ConcurrentHashMap<>();
+
+    ScheduleOccurrences(FencedJobs jobs, Schedules schedules, Dispatcher dispatcher, TransitionMeters transitions,
+            MeterRegistry registry, TaskfenceConfig config) {
+        this.jobs = jobs;
+        this.schedules = schedules;
+        this.dispatcher = dispatcher;
+        this.transitions = transitions;
+        this.registry = registry;
+        this.misfireThreshold = config.schedules().misfireThreshold();
+    }
+
+    @Scheduled(identity = "schedules", every = "${taskfence.schedules.interval}", delayed = "1s",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = DispatchDisabled.class)
+    void onTimer() {
+        jobs.run(LOCK, Duration.ZERO, held -> materialiseDue(
+                new FenceToken(LOCK, held.token(), held.holder()), held, schedules.now()));
+    }
+
+    /**
+     * Materialises what is due at {@code now} (PostgreSQL's time; tests pass any), while {@code held} is valid
+     * (null: no lease to watch, for tests).
+     *
+     * @return the tasks made
+     * @throws StaleFenceException if PostgreSQL refused the token; the schedule it was at is unchanged
+     */
+    public int materialiseDue(FenceToken fence, FencedLease held, Instant now) {
+        int made = 0;
+        for (int batch = 0; batch < BATCHES_PER_RUN; batch++) {
+            List<Schedule> due = schedules.due(now, BATCH);
+            for (Schedule schedule : due) {
+                if (held != null && !held.isValid()) {
+                    return made;
+                }
+                made += materialise(fence, schedule, now);
+            }
+            if (due.size() < BATCH) {
+                break; // every due schedule was seen; one changed meanwhile is read again at the next tick
+            }
+        }
+        return made;
+    }
+
+    private int materialise(FenceToken fence, Schedule schedule, Instant now) {
+        FirePlan plan;
+        try {
+            plan = FirePlan.of(schedule.times(), schedule.nextFireAt(), now, misfireThreshold, schedule.misfire(),
+                    OCCURRENCES_PER_RUN);
+        } catch (InvalidCronException e) {
+            // Checked when stored; only a cron-utils upgrade that reads it differently gets here.
+            LOG.errorf("schedule %s: %s; it is left as it is", schedule.name(), e.getMessage());
+            return 0;
+        }
+        List<Instant> made = schedules.materialise(fence, schedule, plan);
+        if (!made.isEmpty()) {
+            made.forEach(occurrence -> transitions.moved(TaskStatus.PENDING, schedule.type()));
+            created.computeIfAbsent(schedule.name(), name -> Counter.builder("taskfence.schedules.tasks")
+                    .description("Tasks made for the occurrences of a schedule").tag("schedule", name)
+                    .register(registry)).increment(made.size());
+            dispatcher.nudge();
+            LOG.debugf("schedule %s: %d tasks made, the first for %s", schedule.name(), made.size(), made.getFirst());
+        }
+        return made.size();
+    }
+}

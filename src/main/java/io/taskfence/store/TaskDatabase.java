@@ -1,0 +1,87 @@
+package io.taskfence.store;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import jakarta.inject.Singleton;
+
+/**
+ * The units of work on the task database: a connection, a transaction, and a fenced transaction (DESIGN
+ * section 3: the fence check first, then the work, one commit). Every SQL failure comes out as a
+ * {@link TaskStoreException}, which the API answers 503 (or 400 for a refused value) and the jobs skip.
+ */
+@Singleton
+public final class TaskDatabase {
+
+    /** Statements on one connection; may throw what JDBC throws. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T in(Connection connection) throws SQLException;
+    }
+
+    private final DataSource db;
+
+    TaskDatabase(DataSource db) {
+        this.db = db;
+    }
+
+    public <T> T inConnection(Work<T> work) {
+        try (Connection connection = db.getConnection()) {
+            return work.in(connection);
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
+    /**
+     * Runs {@code work} in one transaction, committed when it returns, rolled back if it throws. A commit whose
+     * connection broke throws a {@link TaskStoreException} whose outcome is unknown.
+     */
+    public <T> T inTransaction(Work<T> work) {
+        return inConnection(connection -> {
+            connection.setAutoCommit(false);
+            T result;
+            try {
+                result = work.in(connection);
+                commit(connection);
+            } catch (SQLException | RuntimeException e) {
+                // On a connection that broke, the rollback and the reset fail too ("This connection has been
+                // closed"): the first failure says what happened (and whether a commit was under way), so it stays
+                // the one thrown, with theirs attached.
+                try {
+                    connection.rollback();
+                    connection.setAutoCommit(true);
+                } catch (SQLException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+                throw e;
+            }
+            connection.setAutoCommit(true);
+            return result;
+        });
+    }
+
+    private static void commit(Connection connection) {
+        try {
+            connection.commit();
+        } catch (SQLException e) {
+            throw TaskStoreException.ofCommit(e);
+        }
+    }
+
+    /**
+     * Runs {@code work} in one transaction after the fence check; rolls back if either refuses or fails.
+     *
+     * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
+     */
+    public <T> T fenced(FenceToken fence, Work<T> work) {
+        return inTransaction(connection -> {
+            if (!Fences.advance(connection, fence)) {
+                throw new StaleFenceException(fence.lock(), fence.token());
+            }
+            return work.in(connection);
+        });
+    }
+}

@@ -1,0 +1,62 @@
+package io.taskfence.store;
+
+import java.sql.SQLException;
+import java.util.Optional;
+
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
+
+/**
+ * PostgreSQL failed or could not be reached. The operation did not happen (its transaction rolled back), unless
+ * {@link #outcomeUnknown()}: the connection broke during the commit, which may have committed.
+ */
+public final class TaskStoreException extends RuntimeException {
+
+    /** SQLState class 22, "data exception": a value PostgreSQL refuses, whatever its state. */
+    private static final String DATA_EXCEPTION = "22";
+    /** SQLState class 08, "connection exception": the connection broke (or could not be made). */
+    private static final String CONNECTION_EXCEPTION = "08";
+
+    private final boolean outcomeUnknown;
+
+    public TaskStoreException(SQLException cause) {
+        this(cause, false);
+    }
+
+    private TaskStoreException(SQLException cause, boolean outcomeUnknown) {
+        super("PostgreSQL: " + cause.getMessage(), cause);
+        this.outcomeUnknown = outcomeUnknown;
+    }
+
+    /**
+     * What a failed commit means: if its connection broke, the commit may have reached PostgreSQL and taken
+     * effect with only the answer lost, so nobody here knows whether it did; any other failure rolled it back.
+     */
+    static TaskStoreException ofCommit(SQLException failure) {
+        String state = failure.getSQLState();
+        return new TaskStoreException(failure, state != null && state.startsWith(CONNECTION_EXCEPTION));
+    }
+
+    /**
+     * Whether the operation may have taken effect after all: the connection broke while its commit was under
+     * way. Doing it again may then do it twice (a submission without an idempotency key would make two tasks).
+     */
+    public boolean outcomeUnknown() {
+        return outcomeUnknown;
+    }
+
+    /**
+     * What PostgreSQL said when it refused a value it was given (e.g. "value overflows numeric format"),
+     * without the statement or the value; empty when it failed for another reason (not reachable, a
+     * timeout, a conflict), which is no fault of the value.
+     */
+    public Optional<String> refusedValue() {
+        if (!(getCause() instanceof SQLException failure) || failure.getSQLState() == null
+                || !failure.getSQLState().startsWith(DATA_EXCEPTION)) {
+            return Optional.empty();
+        }
+        ServerErrorMessage said = failure instanceof PSQLException refused ? refused.getServerErrorMessage() : null;
+        return Optional.of(said != null && said.getMessage() != null ? said.getMessage()
+                : "SQLState " + failure.getSQLState());
+    }
+}

@@ -1,7 +1,0 @@
-package io.taskfence.task;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-/** An attempt that succeeded: its claim and its handler's result (may be null). */
-public record Completion(Claim claim, JsonNode result) {
-}

@@ -1,5 +1,0 @@
-package io.taskfence.task;
-
-/** The task a submission made, or the one an earlier submission with the same idempotency key made. */
-public record Submission(Task task, boolean created) implements Submitted {
-}

@@ -1,8 +1,0 @@
-package io.taskfence.task;
-
-/**
- * What one task of a batch came to ({@link TaskTransitions#submitAll}): a {@link Submission} (created, or
- * the task its idempotency key already names) a {@link ReusedKey} (that key names a different request) or {@link OverQuota} (not stored).
- */
-public sealed interface Submitted permits Submission, ReusedKey, OverQuota {
-}

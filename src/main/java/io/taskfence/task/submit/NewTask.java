@@ -1,0 +1,25 @@
+package io.taskfence.task.submit;
+
+import java.time.Instant;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * A validated submission. {@code runAt} null means now (the database's now); {@code idempotencyKey}
+ * null means every submission makes a new task. {@code owner} is the submitting API key's name, null when
+ * authentication is off; idempotency keys are scoped to it.
+ */
+public record NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt,
+        Instant deadline, String idempotencyKey, String owner) {
+
+    /** A task without an owner. */
+    public NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt, Instant deadline,
+            String idempotencyKey) {
+        this(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, null);
+    }
+
+    /** This task, submitted by the API key named {@code owner}. */
+    public NewTask ownedBy(String owner) {
+        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner);
+    }
+}

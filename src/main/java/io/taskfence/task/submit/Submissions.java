@@ -1,0 +1,230 @@
+package io.taskfence.task.submit;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import io.taskfence.store.TaskDatabase;
+import io.taskfence.task.Task;
+import io.taskfence.task.TaskRows;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.task.transition.TransitionMeters;
+
+/**
+ * Client → PENDING: the one writer of new task rows, for single and grouped submissions, batches, and the
+ * schedules' occurrences. Idempotency keys are per owner; an owner's quota is exact ({@link Quotas}).
+ */
+@ApplicationScoped
+public class Submissions {
+
+    private final TaskDatabase database;
+    private final TaskRows rows;
+    private final TransitionMeters meters;
+    private final Quotas quotas;
+
+    Submissions(TaskDatabase database, TaskRows rows, TransitionMeters meters, Quotas quotas) {
+        this.database = database;
+        this.rows = rows;
+        this.meters = meters;
+        this.quotas = quotas;
+    }
+
+    /**
+     * Client → PENDING for many tasks in one transaction: first each owner's quota (exact: under the owner's
+     * advisory lock, see {@link Quotas}), then one multi-row insert, then one look at the tasks holding the
+     * idempotency keys that were taken (by an earlier submission, a concurrent one, or an earlier task of this
+     * batch with the same key): the same request gets the task the key's first submission made, a different one
+     * is refused ({@link ReusedKey}). If PostgreSQL fails, nothing is stored.
+     *
+     * @return one outcome per task, in the order of {@code tasks}
+     */
+    public List<Submitted> submitAll(List<NewTask> tasks) {
+        return submit(tasks, true);
+    }
+
+    /**
+     * As {@link #submitAll}, for submissions that only share the insert ({@link GroupedSubmissions}): each is
+     * held to its owner's quota on its own, in their order, so those that still fit are stored.
+     */
+    public List<Submitted> submitEach(List<NewTask> tasks) {
+        return submit(tasks, false);
+    }
+
+    private List<Submitted> submit(List<NewTask> tasks, boolean quotaForAll) {
+        if (tasks.isEmpty()) {
+            return List.of();
+        }
+        int size = tasks.size();
+        Submitted[] outcomes = new Submitted[size];
+        List<TransitionMeters.Moved> created = new ArrayList<>();
+        database.inTransaction(connection -> {
+            refuseOverQuota(connection, tasks, quotaForAll, outcomes);
+            List<Integer> stored = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                if (outcomes[i] == null) {
+                    stored.add(i);
+                }
+            }
+            if (stored.isEmpty()) {
+                return null;
+            }
+            UUID[] ids = new UUID[stored.size()];
+            String[] payloads = new String[size];
+            Map<UUID, Integer> byId = new HashMap<>(stored.size() * 2);
+            for (int n = 0; n < stored.size(); n++) {
+                int i = stored.get(n);
+                ids[n] = UUID.randomUUID();
+                payloads[i] = rows.write(tasks.get(i).payload());
+                byId.put(ids[n], i);
+            }
+            List<NewTask> storing = stored.stream().map(tasks::get).toList();
+            List<Task> inserted = insert(connection, ids, storing, stored.stream().map(i -> payloads[i]).toList());
+            for (Task task : inserted) {
+                outcomes[byId.get(task.id())] = new Submission(task, true);
+                created.add(new TransitionMeters.Moved(TaskStatus.PENDING, task.type()));
+            }
+            List<Integer> taken = new ArrayList<>();
+            for (int i : stored) {
+                if (outcomes[i] == null) {
+                    if (tasks.get(i).idempotencyKey() == null) {
+                        throw new IllegalStateException("a task without an idempotency key was not inserted");
+                    }
+                    taken.add(i);
+                }
+            }
+            if (taken.isEmpty()) {
+                return null;
+            }
+            // The conflicting inserts have committed (or are this batch's own), so their rows are visible now.
+            try (PreparedStatement first = connection.prepareStatement("select " + TaskRows.COLUMNS
+                    + ", (type = wanted_type and payload = wanted_payload::jsonb) as same_request, item "
+                    + "from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[]) as wanted(wanted_key, "
+                    + "wanted_owner, wanted_type, wanted_payload, item) join tasks on idempotency_key = wanted_key "
+                    + "and coalesce(owner, '') = coalesce(wanted_owner, '')")) {
+                first.setArray(1, connection.createArrayOf("text",
+                        taken.stream().map(i -> tasks.get(i).idempotencyKey()).toArray()));
+                first.setArray(2, connection.createArrayOf("text", taken.stream().map(i -> tasks.get(i).owner()).toArray()));
+                first.setArray(3, connection.createArrayOf("text", taken.stream().map(i -> tasks.get(i).type()).toArray()));
+                first.setArray(4, connection.createArrayOf("text", taken.stream().map(i -> payloads[i]).toArray()));
+                first.setArray(5, connection.createArrayOf("int4", taken.toArray()));
+                try (ResultSet row = first.executeQuery()) {
+                    while (row.next()) {
+                        Task existing = rows.task(row);
+                        int item = row.getInt("item");
+                        outcomes[item] = row.getBoolean("same_request") ? new Submission(existing, false)
+                                : new ReusedKey(tasks.get(item).idempotencyKey(), existing.id());
+                    }
+                }
+            }
+            for (int i : taken) {
+                if (outcomes[i] == null) {
+                    throw new IllegalStateException("idempotency key conflicted but no task holds it");
+                }
+            }
+            return null;
+        });
+        // Committed: database.inTransaction() returns only after the commit.
+        meters.moved(created);
+        return List.of(outcomes);
+    }
+
+    /**
+     * Marks {@link OverQuota} the tasks that would take their owner past its quota: with {@code quotaForAll} every
+     * task of an owner whose unfinished tasks and these together exceed it, else those beyond the room left. Each owner with a quota is counted under its transaction-scoped advisory lock, taken in name order
+     * (so two inserts never deadlock on them) before any row is written: the next insert for the owner counts
+     * only after this one has committed or rolled back, so the quota holds exactly.
+     */
+    private void refuseOverQuota(Connection connection, List<NewTask> tasks, boolean quotaForAll, Submitted[] outcomes)
+            throws SQLException {
+        Map<String, List<Integer>> byOwner = new TreeMap<>();
+        for (int i = 0; i < tasks.size(); i++) {
+            String owner = tasks.get(i).owner();
+            if (owner != null && quotas.limitFor(owner).isPresent()) {
+                byOwner.computeIfAbsent(owner, any -> new ArrayList<>()).add(i);
+            }
+        }
+        for (Map.Entry<String, List<Integer>> owner : byOwner.entrySet()) {
+            int limit = quotas.limitFor(owner.getKey()).getAsInt();
+            try (PreparedStatement lock = connection.prepareStatement(
+                    "select pg_advisory_xact_lock(hashtextextended('taskfence.quota/' || ?, 0))");
+                    PreparedStatement count = connection.prepareStatement("select count(*) from tasks where owner = ? "
+                            + "and status in ('PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED')")) {
+                lock.setString(1, owner.getKey());
+                lock.execute();
+                count.setString(1, owner.getKey());
+                long unfinished;
+                try (ResultSet row = count.executeQuery()) {
+                    row.next();
+                    unfinished = row.getLong(1);
+                }
+                List<Integer> items = owner.getValue();
+                long room = Math.max(0, limit - unfinished);
+                if (items.size() > room) {
+                    OverQuota refused = new OverQuota(owner.getKey(), unfinished, limit, quotaForAll ? items.size() : 1);
+                    items.subList(quotaForAll ? 0 : (int) room, items.size()).forEach(i -> outcomes[i] = refused);
+                }
+            }
+        }
+    }
+
+    /**
+     * Inserts a schedule's occurrences in the caller's (fenced) transaction; an occurrence whose idempotency key
+     * is taken already becomes no second task. No quota: occurrences have no owner. The caller counts the
+     * tasks made ({@link TransitionMeters#moved}) once its transaction has committed.
+     *
+     * @return the tasks made
+     */
+    public List<Task> submitOccurrences(Connection connection, List<NewTask> occurrences) throws SQLException {
+        if (occurrences.isEmpty()) {
+            return List.of();
+        }
+        UUID[] ids = occurrences.stream().map(any -> UUID.randomUUID()).toArray(UUID[]::new);
+        return insert(connection, ids, occurrences, occurrences.stream().map(task -> rows.write(task.payload())).toList());
+    }
+
+    /**
+     * One multi-row insert of {@code tasks} with the given ids and written payloads; a task whose (owner, key) is
+     * taken is left out. Rows go in in (owner, key) order, so that two inserts sharing keys wait for each other
+     * instead of deadlocking.
+     */
+    private List<Task> insert(Connection connection, UUID[] ids, List<NewTask> tasks, List<String> payloads)
+            throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("insert into tasks (id, type, payload, "
+                + "max_attempts, priority, run_at, deadline, idempotency_key, owner) select id, type, payload::jsonb, "
+                + "max_attempts, priority, coalesce(run_at, now()), deadline, key, owner from unnest(?::uuid[], "
+                + "?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[]) "
+                + "with ordinality as item(id, type, payload, max_attempts, priority, run_at, deadline, key, owner, ord) "
+                + "order by coalesce(owner, ''), key, ord "
+                + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
+                + "returning " + TaskRows.COLUMNS)) {
+            insert.setArray(1, connection.createArrayOf("uuid", ids));
+            insert.setArray(2, connection.createArrayOf("text", tasks.stream().map(NewTask::type).toArray()));
+            insert.setArray(3, connection.createArrayOf("text", payloads.stream().toArray()));
+            insert.setArray(4, connection.createArrayOf("int4", tasks.stream().map(NewTask::maxAttempts).toArray()));
+            insert.setArray(5, connection.createArrayOf("int4", tasks.stream().map(NewTask::priority).toArray()));
+            // As ISO-8601 text: a Timestamp is written with its offset when bound alone, but inside an
+            // array the driver writes it without one, in the session's time zone.
+            insert.setArray(6, connection.createArrayOf("text", tasks.stream().map(NewTask::runAt)
+                    .map(Submissions::isoText).toArray()));
+            insert.setArray(7, connection.createArrayOf("text", tasks.stream().map(NewTask::deadline)
+                    .map(Submissions::isoText).toArray()));
+            insert.setArray(8, connection.createArrayOf("text", tasks.stream().map(NewTask::idempotencyKey).toArray()));
+            insert.setArray(9, connection.createArrayOf("text", tasks.stream().map(NewTask::owner).toArray()));
+            return rows.tasks(insert);
+        }
+    }
+
+    private static String isoText(Instant instant) {
+        return instant == null ? null : instant.toString();
+    }
+}

@@ -1,0 +1,221 @@
+package io.taskfence.task.transition;
+
+import static io.taskfence.task.transition.TransitionSql.BACKOFF;
+import static io.taskfence.task.transition.TransitionSql.CURRENT_CLAIM;
+import static io.taskfence.task.transition.TransitionSql.EXHAUSTED;
+import static io.taskfence.task.transition.TransitionSql.bindClaim;
+import static io.taskfence.task.transition.TransitionSql.firstStatus;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import io.taskfence.store.TaskDatabase;
+import io.taskfence.store.TaskStoreException;
+import io.taskfence.task.TaskRows;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.types.TypeLimits;
+
+/**
+ * A worker's transitions for one attempt of a task: the claim (ENQUEUED → PROCESSING), the heartbeats that
+ * extend its lease, and its end (SUCCEEDED, FAILED, DEAD, or PENDING again when the handler asks to be polled
+ * later). Every write after the claim names the claim ({@link TransitionSql#CURRENT_CLAIM}), so a worker whose
+ * claim was cancelled, or taken over after its lease lapsed, changes nothing.
+ */
+@ApplicationScoped
+public class AttemptTransitions {
+
+    /** ENQUEUED → PROCESSING for the ids in ?1, by claimer ?2 with a lease of ?3 ms. */
+    private static final String CLAIMED = "with claimable as (select id from tasks "
+            + "where id = any(?) and status = 'ENQUEUED' order by id for update), "
+            + "claimed as (update tasks set status = 'PROCESSING', attempt = attempt + 1, "
+            + "worker = ? || '/' || gen_random_uuid(), lease_until = now() + ? * interval '1 millisecond', "
+            + "updated_at = now() from claimable where tasks.id = claimable.id and tasks.status = 'ENQUEUED' "
+            + "returning tasks.id, type, payload, attempt, worker, "
+            + "extract(epoch from now() - created_at) as waited_seconds) ";
+    private static final String CLAIM = CLAIMED + "select * from claimed";
+    /** {@link #CLAIM}, also recording the starts of the rate-limited types in ?4: only used when a type has a rate. */
+    private static final String CLAIM_RECORDING_STARTS = CLAIMED
+            + ", started as (insert into type_starts (type, at, tasks) select type, now(), count(*) from claimed "
+            + "where type = any(?) group by type) select * from claimed";
+
+    private final TaskDatabase database;
+    private final TaskRows rows;
+    private final TransitionMeters meters;
+    private final TypeLimits limits;
+
+    AttemptTransitions(TaskDatabase database, TaskRows rows, TransitionMeters meters, TypeLimits limits) {
+        this.database = database;
+        this.rows = rows;
+        this.meters = meters;
+        this.limits = limits;
+    }
+
+    /**
+     * ENQUEUED → PROCESSING for the tasks a worker read, in one statement: each one's attempt number goes
+     * up by one, its processing lease starts, and it gets a claim id of its own, {@code claimer/<uuid>}.
+     * Tasks no longer ENQUEUED (cancelled, or claimed already through a message delivered twice) are left
+     * out. Rows are locked in id order, so two claimers of overlapping batches wait for each other and
+     * never deadlock. A first attempt's claim also records how long the task waited since its
+     * submission, as PostgreSQL measures it.
+     */
+    public List<Claim> claim(Collection<UUID> ids, String claimer, Duration lease) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        record Claimed(Claim claim, double waitedSeconds) {
+        }
+        List<Claimed> claimed = database.inConnection(connection -> {
+            // A rate-limited type's claims are its starts (DESIGN.md, "Type limits"), recorded with them.
+            List<String> rated = limits.rated();
+            try (PreparedStatement claim = connection.prepareStatement(rated.isEmpty() ? CLAIM : CLAIM_RECORDING_STARTS)) {
+                claim.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+                claim.setString(2, claimer);
+                claim.setLong(3, lease.toMillis());
+                if (!rated.isEmpty()) {
+                    claim.setArray(4, connection.createArrayOf("text", rated.toArray()));
+                }
+                List<Claimed> rowsClaimed = new ArrayList<>();
+                try (ResultSet row = claim.executeQuery()) {
+                    while (row.next()) {
+                        rowsClaimed.add(new Claimed(new Claim(row.getObject("id", UUID.class),
+                                row.getString("type"), rows.object("payload", row), row.getInt("attempt"),
+                                row.getString("worker")), row.getDouble("waited_seconds")));
+                    }
+                }
+                return rowsClaimed;
+            }
+        });
+        meters.moved(claimed.stream().map(row -> new TransitionMeters.Moved(TaskStatus.PROCESSING, row.claim().type()))
+                .toList());
+        claimed.stream().filter(row -> row.claim().attempt() == 1).forEach(row -> meters.waited(row.claim().type(),
+                Duration.ofNanos(Math.round(row.waitedSeconds() * 1e9))));
+        return claimed.stream().map(Claimed::claim).toList();
+    }
+
+    /**
+     * Extends a claim's processing lease; false if the claim is no longer the task's current one. Waits at
+     * most {@code answerWithin} (zero: no limit) for PostgreSQL's answer once it has a connection: a server or
+     * network that stopped answering makes it fail instead of hang, and the connection is dropped. A statement
+     * time-out would not do: PostgreSQL has to answer its cancel.
+     *
+     * @throws TaskStoreException if PostgreSQL failed or did not answer in time; the lease may or may not
+     *         have been extended
+     */
+    public boolean heartbeat(Claim claim, Duration lease, Duration answerWithin) {
+        return database.inConnection(connection -> {
+            if (answerWithin.isPositive()) {
+                // Agroal puts the pool's network time-out back when the connection returns to it.
+                connection.setNetworkTimeout(Runnable::run, Math.toIntExact(Math.max(1, answerWithin.toMillis())));
+            }
+            try (PreparedStatement statement = connection.prepareStatement("update tasks set lease_until = now() "
+                    + "+ ? * interval '1 millisecond', updated_at = now() where " + CURRENT_CLAIM)) {
+                statement.setLong(1, lease.toMillis());
+                bindClaim(statement, 2, claim);
+                return statement.executeUpdate() > 0;
+            }
+        });
+    }
+
+    /**
+     * PROCESSING → SUCCEEDED for many attempts in one statement, each with its handler's result and each
+     * only where the task still carries that attempt's number and claim id.
+     *
+     * @return the claim ids of the attempts that moved their task; the others' claims were no longer current
+     */
+    public Set<String> complete(List<Completion> done) {
+        if (done.isEmpty()) {
+            return Set.of();
+        }
+        // Rows are locked in id order, as claims lock them.
+        List<Completion> ordered = done.stream().sorted(Comparator.comparing(completion -> completion.claim().taskId()))
+                .toList();
+        List<TransitionMeters.Moved> moved = new ArrayList<>();
+        Set<String> completed = database.inConnection(connection -> {
+            try (PreparedStatement complete = connection.prepareStatement("update tasks set status = 'SUCCEEDED', "
+                    + "result = done.result::jsonb, lease_until = null, updated_at = now() "
+                    + "from unnest(?::uuid[], ?::int[], ?::text[], ?::text[]) as done(id, attempt, worker, result) "
+                    + "where tasks.id = done.id and tasks.status = 'PROCESSING' and tasks.attempt = done.attempt "
+                    + "and tasks.worker = done.worker returning tasks.worker, tasks.type")) {
+                complete.setArray(1, connection.createArrayOf("uuid",
+                        ordered.stream().map(completion -> completion.claim().taskId()).toArray()));
+                complete.setArray(2, connection.createArrayOf("int4",
+                        ordered.stream().map(completion -> completion.claim().attempt()).toArray()));
+                complete.setArray(3, connection.createArrayOf("text",
+                        ordered.stream().map(completion -> completion.claim().claimId()).toArray()));
+                complete.setArray(4, connection.createArrayOf("text",
+                        ordered.stream().map(completion -> rows.write(completion.result())).toArray()));
+                Set<String> claimIds = new HashSet<>();
+                try (ResultSet row = complete.executeQuery()) {
+                    while (row.next()) {
+                        claimIds.add(row.getString(1));
+                        moved.add(new TransitionMeters.Moved(TaskStatus.SUCCEEDED, row.getString(2)));
+                    }
+                }
+                return claimIds;
+            }
+        });
+        meters.moved(moved);
+        return completed;
+    }
+
+    /**
+     * PROCESSING → FAILED, due again after a backoff; or → DEAD when {@code permanent}, when it was the
+     * last attempt, or when the deadline has passed.
+     *
+     * @return the status the task went to, or empty if the claim is no longer the task's current one
+     */
+    public Optional<TaskStatus> fail(Claim claim, String error, boolean permanent, Duration backoffBase,
+            Duration backoffCap) {
+        return counted(claim, database.inConnection(connection -> {
+            try (PreparedStatement fail = connection.prepareStatement("update tasks set status = case when ? or "
+                    + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + BACKOFF + ", last_error = ?, "
+                    + "lease_until = null, updated_at = now() where " + CURRENT_CLAIM + " returning status")) {
+                fail.setBoolean(1, permanent);
+                fail.setLong(2, backoffCap.toMillis());
+                fail.setLong(3, backoffBase.toMillis());
+                fail.setString(4, error);
+                bindClaim(fail, 5, claim);
+                return firstStatus(fail);
+            }
+        }));
+    }
+
+    /**
+     * PROCESSING → PENDING, due again after {@code delay}: the handler's "not ready, ask me later". It does
+     * not count as an attempt. If the next poll would fall after the deadline the task is DEAD instead.
+     *
+     * @return the status the task went to, or empty if the claim is no longer the task's current one
+     */
+    public Optional<TaskStatus> later(Claim claim, Duration delay) {
+        return counted(claim, database.inConnection(connection -> {
+            try (PreparedStatement later = connection.prepareStatement("update tasks set status = case when "
+                    + "deadline is not null and deadline < now() + ? * interval '1 millisecond' then 'DEAD' "
+                    + "else 'PENDING' end, last_error = case when deadline is not null and deadline < now() + ? "
+                    + "* interval '1 millisecond' then 'deadline passed while waiting to be polled again' "
+                    + "else last_error end, attempt = attempt - 1, run_at = now() + ? * interval '1 millisecond', "
+                    + "lease_until = null, updated_at = now() where " + CURRENT_CLAIM + " returning status")) {
+                later.setLong(1, delay.toMillis());
+                later.setLong(2, delay.toMillis());
+                later.setLong(3, delay.toMillis());
+                bindClaim(later, 4, claim);
+                return firstStatus(later);
+            }
+        }));
+    }
+
+    private Optional<TaskStatus> counted(Claim claim, Optional<TaskStatus> to) {
+        to.ifPresent(status -> meters.moved(status, claim.type()));
+        return to;
+    }
+}

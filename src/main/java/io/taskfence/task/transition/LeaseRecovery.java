@@ -1,0 +1,85 @@
+package io.taskfence.task.transition;
+
+import static io.taskfence.task.transition.TransitionSql.BACKOFF;
+import static io.taskfence.task.transition.TransitionSql.EXHAUSTED;
+import static io.taskfence.task.transition.TransitionSql.movedRows;
+
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import io.taskfence.store.FenceToken;
+import io.taskfence.store.StaleFenceException;
+import io.taskfence.store.TaskDatabase;
+
+/**
+ * The recovery job's transitions, each one fenced statement: a task whose queue message was lost goes back to
+ * PENDING, and a task whose worker stopped renewing its lease fails (DESIGN.md, "Queue (Redis)").
+ */
+@ApplicationScoped
+public class LeaseRecovery {
+
+    private final TaskDatabase database;
+    private final TransitionMeters meters;
+
+    LeaseRecovery(TaskDatabase database, TransitionMeters meters) {
+        this.database = database;
+        this.meters = meters;
+    }
+
+    /**
+     * ENQUEUED for longer than {@code timeout} and not among {@code stillQueued} (the tasks whose messages
+     * the queue holds) → PENDING: its message was lost (a crash between commit and push, or Redis lost the
+     * stream). A task merely waiting in a long queue keeps its place. Rows another transaction holds (a
+     * claim) are skipped, never waited for, so it cannot deadlock with one.
+     *
+     * @return how many tasks went back to PENDING
+     * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
+     */
+    public int requeueStaleEnqueued(FenceToken fence, Duration timeout, Collection<UUID> stillQueued) {
+        List<TransitionMeters.Moved> requeued = database.fenced(fence, connection -> {
+            try (PreparedStatement requeue = connection.prepareStatement("with stale as (select id from tasks "
+                    + "where status = 'ENQUEUED' and updated_at < now() - ? * interval '1 millisecond' and id <> all(?) "
+                    + "order by id for update skip locked) "
+                    + "update tasks set status = 'PENDING', updated_at = now() "
+                    + "where id = any(array(select id from stale)) and status = 'ENQUEUED' returning status, type")) {
+                requeue.setLong(1, timeout.toMillis());
+                requeue.setArray(2, connection.createArrayOf("uuid", stillQueued.toArray()));
+                return movedRows(requeue);
+            }
+        });
+        meters.moved(requeued);
+        return requeued.size();
+    }
+
+    /**
+     * PROCESSING past its lease (its worker died or stalled) → FAILED with a backoff, or DEAD if that was
+     * the last attempt: the lapsed attempt counts. Rows another transaction holds (a batch of successes being
+     * written, which locks its rows in another order) are skipped, never waited for, so the two cannot
+     * deadlock; a skipped row whose write then fails is taken at the next run.
+     *
+     * @return how many tasks were recovered
+     * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
+     */
+    public int failExpiredLeases(FenceToken fence, Duration backoffBase, Duration backoffCap) {
+        List<TransitionMeters.Moved> recovered = database.fenced(fence, connection -> {
+            try (PreparedStatement recover = connection.prepareStatement("with expired as (select id from tasks "
+                    + "where status = 'PROCESSING' and lease_until < now() order by id for update skip locked) "
+                    + "update tasks set status = case when " + EXHAUSTED + " then 'DEAD' else 'FAILED' end, "
+                    + "run_at = " + BACKOFF + ", "
+                    + "last_error = 'processing lease expired: worker ' || coalesce(worker, '?') || ' stopped', "
+                    + "lease_until = null, updated_at = now() where id = any(array(select id from expired)) "
+                    + "and status = 'PROCESSING' and lease_until < now() returning status, type")) {
+                recover.setLong(1, backoffCap.toMillis());
+                recover.setLong(2, backoffBase.toMillis());
+                return movedRows(recover);
+            }
+        });
+        meters.moved(recovered);
+        return recovered.size();
+    }
+}

@@ -1,0 +1,87 @@
+package io.taskfence.task.transition;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.Optional;
+import java.util.UUID;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import io.taskfence.store.TaskDatabase;
+import io.taskfence.task.Task;
+import io.taskfence.task.TaskRows;
+import io.taskfence.task.TaskScope;
+import io.taskfence.task.TaskStatus;
+
+/** What a client or operator may do to a task it can see: cancel it while unfinished, retry it once it gave up. */
+@ApplicationScoped
+public class OperatorControls {
+
+    private final TaskDatabase database;
+    private final TaskRows rows;
+    private final TransitionMeters meters;
+
+    OperatorControls(TaskDatabase database, TaskRows rows, TransitionMeters meters) {
+        this.database = database;
+        this.rows = rows;
+        this.meters = meters;
+    }
+
+    /**
+     * PENDING, ENQUEUED, PROCESSING or FAILED → CANCELLED, if the task is in {@code scope}. A PROCESSING task's
+     * claim is voided in the same statement (no lease, no claim id): every write its worker may still make
+     * (heartbeat, success, failure, later) names that claim and a PROCESSING status, so all of them lose from
+     * here on. The worker learns it at its next heartbeat and interrupts the handler. The status the row had
+     * is read under the row's lock (the statement's CTE), so that a cancel of a running task is counted as such.
+     */
+    public Optional<Task> cancel(UUID id, TaskScope scope) {
+        Optional<Task> cancelled = database.inConnection(connection -> {
+            try (PreparedStatement cancel = connection.prepareStatement("with target as (select id as target_id, "
+                    + "status as was from tasks where id = ? and (?::text is null or owner = ?) "
+                    + "and status in ('PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED') for update) "
+                    + "update tasks set status = 'CANCELLED', lease_until = null, worker = null, updated_at = now() "
+                    // The row is locked with a status that may be cancelled: no second status test, which would
+                    // see the statement's snapshot, older than the row the lock waited for (a claim's).
+                    + "from target where id = target_id returning " + TaskRows.COLUMNS + ", was")) {
+                cancel.setObject(1, id);
+                cancel.setString(2, scope.owner());
+                cancel.setString(3, scope.owner());
+                try (ResultSet row = cancel.executeQuery()) {
+                    if (!row.next()) {
+                        return Optional.empty();
+                    }
+                    Task task = rows.task(row);
+                    if (TaskStatus.PROCESSING.name().equals(row.getString("was"))) {
+                        meters.cancelledWhileRunning(task.type());
+                    }
+                    return Optional.of(task);
+                }
+            }
+        });
+        return counted(cancelled);
+    }
+
+    /**
+     * DEAD or CANCELLED → PENDING, due now, with all its attempts again, if the task is in {@code scope}. Not
+     * held to the owner's quota: it brings back a task the owner already had.
+     */
+    public Optional<Task> retry(UUID id, TaskScope scope) {
+        return counted(database.inConnection(connection -> {
+            try (PreparedStatement retry = connection.prepareStatement("update tasks set status = 'PENDING', "
+                    + "attempt = 0, run_at = now(), lease_until = null, worker = null, updated_at = now() "
+                    + "where id = ? and (?::text is null or owner = ?) and status in ('DEAD', 'CANCELLED') "
+                    + "returning " + TaskRows.COLUMNS)) {
+                retry.setObject(1, id);
+                retry.setString(2, scope.owner());
+                retry.setString(3, scope.owner());
+                return rows.tasks(retry).stream().findFirst();
+            }
+        }));
+    }
+
+    /** Counts a single-row transition that won (its statement has committed: auto-commit). */
+    private Optional<Task> counted(Optional<Task> moved) {
+        moved.ifPresent(task -> meters.moved(task.status(), task.type()));
+        return moved;
+    }
+}

@@ -1,0 +1,57 @@
+package io.taskfence.task.transition;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import io.taskfence.task.TaskStatus;
+
+/** The SQL fragments the transitions share, written once, and the reading of what their statements return. */
+final class TransitionSql {
+
+    /** A task dispatch may take: waiting to run (PENDING, or FAILED and to be retried) and its {@code run_at} passed. */
+    static final String DUE = "status in ('PENDING', 'FAILED') and run_at <= now()";
+
+    /**
+     * The write comes from the task's current claim: still PROCESSING under that attempt and claim id. Binds the
+     * task id, the attempt and the claim id ({@link #bindClaim}).
+     */
+    static final String CURRENT_CLAIM = "id = ? and status = 'PROCESSING' and attempt = ? and worker = ?";
+
+    /** Full-jitter exponential backoff for the attempt just made: random() * min(cap, base * 2^(attempt-1)); binds cap, base. */
+    static final String BACKOFF = "now() + random() * least(?::bigint, ?::bigint * power(2, least(attempt - 1, 40)))"
+            + " * interval '1 millisecond'";
+
+    /** A failed attempt ends the task when it was the last one, or when the deadline has passed. */
+    static final String EXHAUSTED = "(attempt >= max_attempts or (deadline is not null and deadline <= now()))";
+
+    private TransitionSql() {
+    }
+
+    static void bindClaim(PreparedStatement statement, int first, Claim claim) throws SQLException {
+        statement.setObject(first, claim.taskId());
+        statement.setInt(first + 1, claim.attempt());
+        statement.setString(first + 2, claim.claimId());
+    }
+
+    /** The rows a batch statement ({@code ... returning status, type}) moved. */
+    static List<TransitionMeters.Moved> movedRows(PreparedStatement statement) throws SQLException {
+        List<TransitionMeters.Moved> moved = new ArrayList<>();
+        try (ResultSet row = statement.executeQuery()) {
+            while (row.next()) {
+                moved.add(new TransitionMeters.Moved(TaskStatus.valueOf(row.getString(1)), row.getString(2)));
+            }
+        }
+        return moved;
+    }
+
+    /** The status a single-row statement ({@code ... returning status}) moved its row to, if it moved it. */
+    static Optional<TaskStatus> firstStatus(PreparedStatement statement) throws SQLException {
+        try (ResultSet row = statement.executeQuery()) {
+            return row.next() ? Optional.of(TaskStatus.valueOf(row.getString(1))) : Optional.empty();
+        }
+    }
+}

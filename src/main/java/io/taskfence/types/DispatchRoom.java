@@ -1,0 +1,134 @@
+package io.taskfence.types;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.OffsetDateTime;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * What one dispatch batch may take of each task type, read inside the batch's fenced transaction: none of a
+ * paused type; of a limited type, what its limits leave. Dispatch is the only writer that adds to a type's
+ * in-flight count or to its queued-plus-started count (one holder at a time, its transactions serialised by the
+ * fence row's lock); a claim moves a task from queued to started, and everything else only takes away (workers
+ * finish tasks, recovery and cancels move them back), so a count read here can only be too high by the time
+ * of the commit, never too low, and the batch stays within the limits.
+ *
+ * @param at the batch's time on PostgreSQL's clock, read after the fence row was locked, so that it rises from
+ *        batch to batch; the rate windows end at it
+ * @param excluded the types the batch's general select leaves out: paused and limited ones
+ * @param room how many tasks each limited, unpaused type with room left may have in this batch
+ */
+public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, Integer> room) {
+
+    /** Rows older than the longest window (a minute) count for no type any more. */
+    private static final String PRUNE = "delete from type_starts where at < ?::timestamptz - interval '1 minute'";
+
+    /**
+     * Reads the paused types and the limited types' counts. The share lock on {@code paused_types} makes a
+     * pause wait for a batch already reading it and every later batch see it: once a pause has answered, no
+     * task of the type is enqueued.
+     */
+    public static DispatchRoom read(Connection connection, TypeLimits limits) throws SQLException {
+        Set<String> excluded = new TreeSet<>();
+        OffsetDateTime at;
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("lock table paused_types in share mode");
+            try (ResultSet row = statement.executeQuery("select type from paused_types")) {
+                while (row.next()) {
+                    excluded.add(row.getString(1));
+                }
+            }
+            try (ResultSet row = statement.executeQuery("select clock_timestamp()")) {
+                row.next();
+                at = row.getObject(1, OffsetDateTime.class);
+            }
+        }
+        Map<String, TypeLimit> limited = limits.limited();
+        Map<String, Integer> room = new TreeMap<>();
+        if (limited.isEmpty()) {
+            return new DispatchRoom(at, excluded, room);
+        }
+        Set<String> paused = Set.copyOf(excluded);
+        Map<String, Long> inFlight = inFlight(connection, limited.keySet());
+        Map<String, Long> started = started(connection, limited, at);
+        for (TypeLimit limit : limited.values()) {
+            excluded.add(limit.type());
+            long left = Long.MAX_VALUE;
+            if (limit.maxConcurrency().isPresent()) {
+                left = limit.maxConcurrency().getAsInt() - inFlight.getOrDefault(limit.type(), 0L);
+            }
+            if (limit.rate().isPresent()) {
+                left = Math.min(left, limit.rate().get().starts() - started.getOrDefault(limit.type(), 0L));
+            }
+            if (left > 0 && !paused.contains(limit.type())) {
+                room.put(limit.type(), (int) Math.min(Integer.MAX_VALUE, left));
+            }
+        }
+        return new DispatchRoom(at, excluded, room);
+    }
+
+    /**
+     * Tasks of each type ENQUEUED or PROCESSING. Counting ENQUEUED too is what makes the limit hold: a task
+     * enqueued now may be claimed at any moment, and a worker claims without looking at other tasks.
+     */
+    static Map<String, Long> inFlight(Connection connection, Set<String> types) throws SQLException {
+        Map<String, Long> counts = new HashMap<>();
+        try (PreparedStatement count = connection.prepareStatement("select type, count(*) from tasks "
+                + "where status in ('ENQUEUED', 'PROCESSING') and type = any(?) group by type")) {
+            count.setArray(1, connection.createArrayOf("text", types.toArray()));
+            try (ResultSet row = count.executeQuery()) {
+                while (row.next()) {
+                    counts.put(row.getString(1), row.getLong(2));
+                }
+            }
+        }
+        return counts;
+    }
+
+    /**
+     * For each rate-limited type, its tasks started (claimed) in its window ending at {@code at} (excluded:
+     * {@code at - window}) plus those ENQUEUED now, which may start at any moment. Read in one statement, so in
+     * one snapshot: a claim committing meanwhile moves a task from one term to the other, never out of both.
+     * That sum is what the rate leaves no room beyond: every task that starts in a window was, at the last
+     * batch before it that enqueued one of them, started in that batch's window, queued, or in the batch.
+     */
+    static Map<String, Long> started(Connection connection, Map<String, TypeLimit> limited, OffsetDateTime at)
+            throws SQLException {
+        Map<String, Long> counts = new HashMap<>();
+        var rated = limited.values().stream().filter(limit -> limit.rate().isPresent()).toList();
+        if (rated.isEmpty()) {
+            return counts;
+        }
+        try (PreparedStatement sum = connection.prepareStatement("select w.type, "
+                + "(select count(*) from tasks t where t.status = 'ENQUEUED' and t.type = w.type) "
+                + "+ (select coalesce(sum(s.tasks), 0) from type_starts s where s.type = w.type "
+                + "and s.at > ?::timestamptz - w.window_ms * interval '1 millisecond') "
+                + "from unnest(?::text[], ?::bigint[]) as w(type, window_ms)")) {
+            sum.setObject(1, at);
+            sum.setArray(2, connection.createArrayOf("text", rated.stream().map(TypeLimit::type).toArray()));
+            sum.setArray(3, connection.createArrayOf("int8",
+                    rated.stream().map(limit -> limit.rate().get().window().toMillis()).toArray()));
+            try (ResultSet row = sum.executeQuery()) {
+                while (row.next()) {
+                    counts.put(row.getString(1), row.getLong(2));
+                }
+            }
+        }
+        return counts;
+    }
+
+    /** Forgets starts past every window: the claims record them ({@link io.taskfence.task.transition.AttemptTransitions#claim}), dispatch prunes. */
+    public void forgetOldStarts(Connection connection) throws SQLException {
+        try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
+            prune.setObject(1, at);
+            prune.executeUpdate();
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package io.taskfence.types;
+
+import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.store.TaskStoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import javax.sql.DataSource;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * The registered task types with their limits ({@link TypeLimits}) and pause flags. A pause is a row in
+ * {@code paused_types}, so that every replica's dispatch sees it (DESIGN section 4); each change is one
+ * conditional statement, and a repeated one changes nothing.
+ */
+@ApplicationScoped
+public class TaskTypes {
+
+    private final DataSource db;
+    private final TaskHandlers handlers;
+    private final TypeLimits limits;
+
+    TaskTypes(DataSource db, TaskHandlers handlers, TypeLimits limits) {
+        this.db = db;
+        this.handlers = handlers;
+        this.limits = limits;
+    }
+
+    public boolean registered(String type) {
+        return handlers.forType(type).isPresent();
+    }
+
+    /**
+     * Pauses {@code type}: dispatch enqueues none of its tasks from the moment this returns (it waits for a
+     * batch being read); those already enqueued or running go on.
+     *
+     * @return false if it was paused already
+     */
+    public boolean pause(String type, String by) {
+        return update("insert into paused_types (type, paused_by) values (?, ?) on conflict (type) do nothing", type, by);
+    }
+
+    /** @return false if it was not paused */
+    public boolean resume(String type) {
+        return update("delete from paused_types where type = ?", type);
+    }
+
+    /** Every registered type, by name. */
+    public List<TypeState> all() {
+        return states(handlers.types());
+    }
+
+    /** The types that have a limit or are paused, by name: the ones worth a line in the stats. */
+    public List<TypeState> controlled() {
+        Set<String> types = new HashSet<>(limits.limited().keySet());
+        types.addAll(paused());
+        return states(types);
+    }
+
+    private Set<String> paused() {
+        try (Connection connection = db.getConnection();
+                PreparedStatement select = connection.prepareStatement("select type from paused_types");
+                ResultSet row = select.executeQuery()) {
+            Set<String> paused = new HashSet<>();
+            while (row.next()) {
+                paused.add(row.getString(1));
+            }
+            return paused;
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
+    private List<TypeState> states(Set<String> types) {
+        Set<String> paused = paused();
+        try (Connection connection = db.getConnection()) {
+            OffsetDateTime now;
+            try (PreparedStatement clock = connection.prepareStatement("select clock_timestamp()");
+                    ResultSet row = clock.executeQuery()) {
+                row.next();
+                now = row.getObject(1, OffsetDateTime.class);
+            }
+            Map<String, Long> inFlight = DispatchRoom.inFlight(connection, types);
+            Map<String, Long> started = DispatchRoom.started(connection, limits.limited(), now);
+            List<TypeState> states = new ArrayList<>();
+            for (String type : types.stream().sorted().toList()) {
+                TypeLimit limit = limits.of(type);
+                states.add(new TypeState(type, paused.contains(type),
+                        limit.maxConcurrency().isPresent() ? limit.maxConcurrency().getAsInt() : null,
+                        limit.rate().map(Rate::toString).orElse(null), inFlight.getOrDefault(type, 0L),
+                        limit.rate().isPresent() ? started.getOrDefault(type, 0L) : null));
+            }
+            return states;
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
+    private boolean update(String sql, String... parameters) {
+        try (Connection connection = db.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setString(i + 1, parameters[i]);
+            }
+            return statement.executeUpdate() > 0;
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+}

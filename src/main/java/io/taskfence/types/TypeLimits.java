@@ -1,0 +1,84 @@
+package io.taskfence.types;
+
+import io.taskfence.handlers.TaskHandlers;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import io.quarkus.runtime.Startup;
+import io.taskfence.TaskfenceConfig;
+
+/**
+ * {@code taskfence.types.<type>.max-concurrency} and {@code .rate}, read and checked at start-up: a type
+ * without a handler, a concurrency below 1 or a rate that does not parse stops the replica there, named, rather
+ * than leaving a limit silently unenforced. Dispatch holds the types to them ({@link io.taskfence.task.transition.DispatchBatch#enqueueDue}).
+ */
+@ApplicationScoped
+@Startup
+public class TypeLimits {
+
+    private final Map<String, TypeLimit> byType;
+
+    TypeLimits(TaskfenceConfig config, TaskHandlers handlers) {
+        this.byType = read(config.types(), handlers.types());
+    }
+
+    /**
+     * The limits of the types that have any, by name.
+     *
+     * @throws IllegalStateException naming the first setting that names no registered type or is out of range
+     */
+    static Map<String, TypeLimit> read(Map<String, TaskfenceConfig.Type> settings, Set<String> registered) {
+        Map<String, TypeLimit> byType = new TreeMap<>();
+        for (Map.Entry<String, TaskfenceConfig.Type> entry : new TreeMap<>(settings).entrySet()) {
+            String type = entry.getKey();
+            String key = "taskfence.types." + type;
+            if (!registered.contains(type)) {
+                throw new IllegalStateException(key + ": there is no handler for task type '" + type
+                        + "' (the types are " + registered + ")");
+            }
+            OptionalInt concurrency = entry.getValue().maxConcurrency();
+            if (concurrency.isPresent() && concurrency.getAsInt() < 1) {
+                throw new IllegalStateException(key + ".max-concurrency is " + concurrency.getAsInt()
+                        + ": it must be at least 1 (pause the type to run none)");
+            }
+            Optional<Rate> rate;
+            try {
+                rate = entry.getValue().rate().map(Rate::parse);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(key + ".rate: " + e.getMessage(), e);
+            }
+            TypeLimit limit = new TypeLimit(type, concurrency, rate);
+            if (limit.limited()) {
+                byType.put(type, limit);
+            }
+        }
+        return Collections.unmodifiableMap(byType);
+    }
+
+    /** The type's limits; {@link TypeLimit#none} for a type without any. */
+    public TypeLimit of(String type) {
+        return byType.getOrDefault(type, TypeLimit.none(type));
+    }
+
+    /** The types with a limit, by name. */
+    public Map<String, TypeLimit> limited() {
+        return byType;
+    }
+
+    /** The types with a rate, whose claims are recorded as starts ({@code type_starts}). */
+    public List<String> rated() {
+        return byType.values().stream().filter(limit -> limit.rate().isPresent()).map(TypeLimit::type).toList();
+    }
+
+    /** Whether some type has a concurrency limit: then a finished task can make room for another. */
+    public boolean anyConcurrencyLimit() {
+        return byType.values().stream().anyMatch(limit -> limit.maxConcurrency().isPresent());
+    }
+}

@@ -1,0 +1,14 @@
+package io.taskfence.types;
+
+/**
+ * A registered task type as {@code GET /api/v1/types} and the stats show it (DESIGN section 5).
+ *
+ * @param maxConcurrency its {@code max-concurrency}, null when it has none
+ * @param rate its {@code rate} ({@code 10/s}, {@code 600/m}), null when it has none
+ * @param inFlight its tasks ENQUEUED or PROCESSING now: what {@code max-concurrency} bounds
+ * @param rateUsed its tasks started (claimed) in the rate's window ending now plus those ENQUEUED, which may start
+ *        at any moment: what {@code rate} bounds; null when it has no rate
+ */
+public record TypeState(String type, boolean paused, Integer maxConcurrency, String rate, long inFlight,
+        Long rateUsed) {
+}

@@ -1,0 +1,67 @@
+package io.taskfence.types;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import io.taskfence.TaskfenceConfig;
+
+/** {@code taskfence.types.*} is checked at start-up: a mistake stops the replica, named, instead of going unenforced. */
+class TypeLimitsConfigTest {
+
+    private static final Set<String> REGISTERED = Set.of("noop", "http", "sleep");
+
+    @Test
+    void readsConcurrencyAndRatesPerSecondAndPerMinute() {
+        Map<String, TypeLimit> limits = TypeLimits.read(Map.of("sleep", type(2, null), "http", type(null, "600/m"),
+                "noop", type(null, " 10/s "), "flaky", type(null, null)), Set.of("noop", "http", "sleep", "flaky"));
+        assertEquals(OptionalInt.of(2), limits.get("sleep").maxConcurrency());
+        assertEquals(Optional.of(new Rate(600, Duration.ofMinutes(1))), limits.get("http").rate());
+        assertEquals("10/s", limits.get("noop").rate().orElseThrow().toString());
+        assertEquals(Set.of("sleep", "http", "noop"), limits.keySet(), "a type named without a limit has none");
+    }
+
+    @Test
+    void anUnknownTypeStopsTheStartNamingIt() {
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> TypeLimits.read(Map.of("noop", type(1, null), "slep", type(2, null)), REGISTERED));
+        assertEquals("taskfence.types.slep: there is no handler for task type 'slep' (the types are "
+                + REGISTERED + ")", refused.getMessage());
+    }
+
+    @Test
+    void aMalformedRateOrAConcurrencyBelowOneStopsTheStart() {
+        for (String rate : new String[] { "10", "10/h", "0/s", "-1/s", "ten/s", "10 /s", "1.5/s", "" }) {
+            IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> TypeLimits.read(Map.of("noop", type(null, rate)), REGISTERED), rate);
+            assertEquals("taskfence.types.noop.rate: '" + rate + "' is not a rate: write <n>/s or <n>/m with n from 1, "
+                    + "e.g. 10/s or 600/m", refused.getMessage());
+        }
+        IllegalStateException zero = assertThrows(IllegalStateException.class,
+                () -> TypeLimits.read(Map.of("noop", type(0, null)), REGISTERED));
+        assertTrue(zero.getMessage().startsWith("taskfence.types.noop.max-concurrency is 0: it must be at least 1"),
+                zero.getMessage());
+    }
+
+    private static TaskfenceConfig.Type type(Integer maxConcurrency, String rate) {
+        return new TaskfenceConfig.Type() {
+            @Override
+            public OptionalInt maxConcurrency() {
+                return maxConcurrency == null ? OptionalInt.empty() : OptionalInt.of(maxConcurrency);
+            }
+
+            @Override
+            public Optional<String> rate() {
+                return Optional.ofNullable(rate);
+            }
+        };
+    }
+}
