@@ -14,7 +14,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 /**
- * The service's own settings, {@code taskfence.*} (DESIGN section 7). Each key also reads from its
+ * The service's own settings, {@code taskfence.*} (DESIGN.md, "Configuration"). Each key also reads from its
  * environment variable, e.g. {@code TASKFENCE_LOCK_LEASE}.
  */
 @ConfigMapping(prefix = "taskfence")
@@ -52,7 +52,7 @@ public interface TaskfenceConfig {
 
     /**
      * Global limits per task type, {@code taskfence.types.<type>.*}, held across all replicas by dispatch
-     * (DESIGN section 7, "Type limits"). A type named here must have a handler, else the start fails.
+     * (DESIGN.md, "Configuration", "Type limits"). A type named here must have a handler, else the start fails.
      */
     Map<String, Type> types();
 
@@ -155,7 +155,7 @@ public interface TaskfenceConfig {
     }
 
     /**
-     * How long finished tasks, their history and {@code dispatch_log} rows are kept (DESIGN section 7,
+     * How long finished tasks, their history and {@code dispatch_log} rows are kept (DESIGN.md, "Configuration",
      * "Retention"): a fenced job on one replica deletes them in batches once they are older.
      */
     interface Retention {
@@ -250,7 +250,7 @@ public interface TaskfenceConfig {
 
         /**
          * The API keys by name ({@code taskfence.auth.keys.<name>.secret}, {@code .role}); a name matches
-         * {@code [a-z0-9]{1,32}} and becomes the owner of the tasks its key submits (DESIGN section 7).
+         * {@code [a-z0-9]{1,32}} and becomes the owner of the tasks its key submits (DESIGN.md, "Configuration").
          */
         Map<String, Key> keys();
 

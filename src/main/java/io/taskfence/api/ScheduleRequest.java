@@ -10,7 +10,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-/** The body of {@code POST /api/v1/schedules} (DESIGN section 5, "Schedules"). */
+/** The body of {@code POST /api/v1/schedules} (DESIGN.md, "REST API", "Schedules"). */
 @Schema(name = "NewSchedule")
 public record ScheduleRequest(
         @NotNull @Pattern(regexp = SubmitRequest.TYPE, message = SubmitRequest.TYPE_RULE)

@@ -39,7 +39,7 @@ import io.taskfence.schedule.Schedule;
 import io.taskfence.schedule.Schedules;
 
 /**
- * Recurring schedules over REST (DESIGN section 5, "Schedules"), for admin keys only. A schedule is checked
+ * Recurring schedules over REST (DESIGN.md, "REST API", "Schedules"), for admin keys only. A schedule is checked
  * whole before it is stored, on creation and after every change: its zone, its cron expression (which must
  * fire at least once more), and its task's type and payload as a submission's are ({@link SubmissionChecks}).
  */

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.schedule.Schedule;
 
-/** A schedule as the API shows it (DESIGN section 5, "Schedules"). */
+/** A schedule as the API shows it (DESIGN.md, "REST API", "Schedules"). */
 @Schema(name = "Schedule")
 public record ScheduleView(String name, String cron, String cronType, String zone, String type, ObjectNode payload,
         int priority, int maxAttempts, boolean paused, String misfire,

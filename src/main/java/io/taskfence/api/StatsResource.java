@@ -26,7 +26,7 @@ import io.taskfence.types.TypeState;
 @SecurityRequirement(name = "apiKey")
 public class StatsResource {
 
-    /** The answer's shape (DESIGN section 5). */
+    /** The answer's shape (DESIGN.md, "REST API"). */
     public record Stats(Map<TaskStatus, Long> tasks, long queueDepth, List<LockHolder> locks, List<String> replicas,
             List<TypeState> types) {
     }

@@ -26,7 +26,7 @@ import io.taskfence.handlers.TaskHandler;
 import io.taskfence.handlers.TaskHandlers;
 
 /**
- * The checks a submission passes before it is stored (DESIGN section 5, "Submission"), in their order, for
+ * The checks a submission passes before it is stored (DESIGN.md, "REST API", "Submission"), in their order, for
  * the single submit and each task of a batch alike, so that the two cannot answer one task differently.
  * A refusal is a {@link ProblemException} carrying the problem to answer with.
  */

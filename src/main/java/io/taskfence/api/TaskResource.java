@@ -56,7 +56,7 @@ import io.taskfence.task.submit.Submissions;
 import io.taskfence.task.transition.OperatorControls;
 
 /**
- * Tasks over REST (DESIGN section 5). A submit key sees and acts on the tasks it submitted only, an admin key
+ * Tasks over REST (DESIGN.md, "REST API"). A submit key sees and acts on the tasks it submitted only, an admin key
  * on all ({@link KeyOwner}); a task out of the caller's scope answers 404, as one that does not exist.
  */
 @Path("/api/v1/tasks")
@@ -112,7 +112,7 @@ public class TaskResource {
     }
 
     /**
-     * Up to 1,000 tasks in one request and one insert (DESIGN section 5, "Batch"). Each task is checked as a
+     * Up to 1,000 tasks in one request and one insert (DESIGN.md, "REST API", "Batch"). Each task is checked as a
      * single submission is; a refused one gets its problem and stores nothing, and does not stop the others.
      * Answered 200, every task's outcome in the request's order; 429 and nothing stored when the tasks to store
      * would take the key past its quota.
@@ -168,7 +168,7 @@ public class TaskResource {
     }
 
     /**
-     * The task's history (DESIGN section 5, "History"): every committed status change, oldest first; the newest
+     * The task's history (DESIGN.md, "REST API", "History"): every committed status change, oldest first; the newest
      * {@value TaskHistory#MAX_EVENTS} of a task that has more.
      */
     @GET

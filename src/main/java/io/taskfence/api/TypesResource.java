@@ -23,7 +23,7 @@ import io.taskfence.types.TaskTypes;
 import io.taskfence.types.TypeState;
 
 /**
- * The task types (DESIGN section 5, "Types"): their limits and pause flags, and pausing and resuming one.
+ * The task types (DESIGN.md, "REST API", "Types"): their limits and pause flags, and pausing and resuming one.
  * Pause and resume are idempotent: answered 200 with the type's state whether or not it changed.
  */
 @Path("/api/v1/types")

@@ -14,7 +14,7 @@ import jakarta.enterprise.inject.Instance;
 @ApplicationScoped
 public class TaskHandlers {
 
-    /** What a task type may look like (DESIGN section 5). */
+    /** What a task type may look like (DESIGN.md, "REST API"). */
     public static final Pattern TYPE = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
     private final Map<String, TaskHandler> byType = new TreeMap<>();

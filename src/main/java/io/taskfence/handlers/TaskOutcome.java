@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-/** How a handler's attempt ended (DESIGN section 6). */
+/** How a handler's attempt ended (DESIGN.md, "Handlers"). */
 public sealed interface TaskOutcome {
 
     /** Done; {@code result} (may be null) is stored with the task. */

@@ -81,7 +81,7 @@ public class Dispatcher {
     }
 
     private void runIfFree(Duration waitAtMost) {
-        jobs.run(TaskQueue.DISPATCH_LOCK, waitAtMost, this::dispatch);
+        jobs.run(JobLocks.DISPATCH, waitAtMost, this::dispatch);
     }
 
     /**
@@ -90,8 +90,7 @@ public class Dispatcher {
      * of leaving them idle until the next tick. Ends when no task is due, the interval is over (then it nudges
      * a run to follow at once), the lease is lost, or a push is refused.
      */
-    void dispatch(FencedLease held) {
-        FenceToken fence = new FenceToken(TaskQueue.DISPATCH_LOCK, held.token(), held.holder());
+    void dispatch(FencedLease held, FenceToken fence) {
         long endNanos = System.nanoTime() + interval.toNanos();
         int refillAt = Math.max(1, Math.min(batchSize, maxQueueDepth / 2));
         boolean waiting = false;

@@ -10,7 +10,7 @@ import io.taskfence.store.StaleFenceException;
 import io.taskfence.task.TaskQueries;
 
 /**
- * What a job does when PostgreSQL refuses its token (DESIGN section 3). Either a newer holder has
+ * What a job does when PostgreSQL refuses its token (DESIGN.md, "Fencing (PostgreSQL)"). Either a newer holder has
  * written (this one is simply stale), or Redis lost the token counter and handed out a token below
  * the fence; then the counter is raised to the fence, so that the next acquisition is accepted again.
  */

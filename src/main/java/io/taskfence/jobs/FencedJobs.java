@@ -7,10 +7,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import io.taskfence.TaskfenceConfig;
-import io.taskfence.lock.FencedJob;
 import io.taskfence.lock.FencedLocks;
 import io.taskfence.lock.LockUnavailableException;
 import io.taskfence.queue.QueueUnavailableException;
+import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.store.TaskStoreException;
 
@@ -35,13 +35,16 @@ public class FencedJobs {
         this.lease = config.lock().lease();
     }
 
-    /** Runs {@code job} under the lock {@code name}, waiting at most {@code waitAtMost} for it. */
-    public void run(String name, Duration waitAtMost, FencedJob job) {
+    /**
+     * Runs {@code job} under the lock {@code name}, waiting at most {@code waitAtMost} for it, with the fence token
+     * of the lease it got.
+     */
+    void run(String name, Duration waitAtMost, LeaderJob job) {
         repair.watch(name);
         try {
             locks.runExclusively(name, lease, waitAtMost, held -> {
                 try {
-                    job.run(held);
+                    job.run(held, new FenceToken(name, held.token(), held.holder()));
                 } catch (StaleFenceException refused) {
                     // The watchdog may have interrupted this thread (the lease was lost too); the repair's
                     // Redis and PostgreSQL calls must still get through.

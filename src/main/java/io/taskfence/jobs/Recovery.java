@@ -20,7 +20,6 @@ import io.taskfence.task.transition.LeaseRecovery;
 @ApplicationScoped
 public class Recovery {
 
-    static final String LOCK = "recovery";
     private static final Logger LOG = Logger.getLogger(Recovery.class);
 
     private final FencedJobs jobs;
@@ -42,11 +41,10 @@ public class Recovery {
     @Scheduled(identity = "recovery", every = "${taskfence.recovery.interval}", delayed = "5s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = DispatchDisabled.class)
     void onTimer() {
-        jobs.run(LOCK, Duration.ZERO, this::recover);
+        jobs.run(JobLocks.RECOVERY, Duration.ZERO, this::recover);
     }
 
-    void recover(FencedLease held) {
-        FenceToken fence = new FenceToken(LOCK, held.token(), held.holder());
+    void recover(FencedLease held, FenceToken fence) {
         // Read before the update: a message claimed meanwhile leaves its row PROCESSING, which the update skips.
         int requeued = transitions.requeueStaleEnqueued(fence, enqueuedTimeout, queue.queuedTaskIds());
         int expired = transitions.failExpiredLeases(fence, backoffBase, backoffCap);

@@ -19,7 +19,7 @@ import io.taskfence.task.FinishedTasks;
 import io.taskfence.task.TaskStatus;
 
 /**
- * Keeps the task table and its indexes bounded, on one replica at a time (DESIGN section 7, "Retention"):
+ * Keeps the task table and its indexes bounded, on one replica at a time (DESIGN.md, "Configuration", "Retention"):
  * finished tasks and their history are deleted once older than their status's age, then {@code dispatch_log}
  * rows older than theirs, a batch per fenced statement, until none is left or the run has taken an interval
  * (the next run carries on). Counted in {@code taskfence.retention.deleted} (tag {@code status}) and
@@ -28,7 +28,6 @@ import io.taskfence.task.TaskStatus;
 @ApplicationScoped
 public class Retention {
 
-    static final String LOCK = "retention";
     private static final Logger LOG = Logger.getLogger(Retention.class);
 
     private final FencedJobs jobs;
@@ -67,11 +66,10 @@ public class Retention {
 
     /** One run under the lock, if no other replica holds it. */
     void run() {
-        jobs.run(LOCK, Duration.ZERO, this::deleteOld);
+        jobs.run(JobLocks.RETENTION, Duration.ZERO, this::deleteOld);
     }
 
-    void deleteOld(FencedLease held) {
-        FenceToken fence = new FenceToken(LOCK, held.token(), held.holder());
+    void deleteOld(FencedLease held, FenceToken fence) {
         long stopAt = System.nanoTime() + budget.toNanos();
         Map<TaskStatus, Integer> counts = new EnumMap<>(TaskStatus.class);
         int logRows = 0;

@@ -25,7 +25,7 @@ import io.taskfence.task.TaskStatus;
 import io.taskfence.task.transition.TransitionMeters;
 
 /**
- * The schedules job (DESIGN section 2): on one replica at a time, under the lock {@value #LOCK}, turns the
+ * The schedules job (DESIGN.md, "Lock protocol (Redis)"): on one replica at a time, under the lock {@value JobLocks#SCHEDULES}, turns the
  * due occurrences of every schedule not paused into tasks, one fenced transaction per schedule
  * ({@link Schedules#materialise}), as its {@link FirePlan} says. An occurrence becomes one task at most:
  * its task carries the key {@code schedule:<name>:<occurrence>}, and the schedule moves past it in the same
@@ -34,7 +34,6 @@ import io.taskfence.task.transition.TransitionMeters;
 @ApplicationScoped
 public class ScheduleOccurrences {
 
-    static final String LOCK = "schedules";
     /** Schedules taken per look at the table; a run goes on while it finds full batches and holds the lock. */
     static final int BATCH = 100;
     /**
@@ -68,8 +67,7 @@ public class ScheduleOccurrences {
     @Scheduled(identity = "schedules", every = "${taskfence.schedules.interval}", delayed = "1s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = DispatchDisabled.class)
     void onTimer() {
-        jobs.run(LOCK, Duration.ZERO, held -> materialiseDue(
-                new FenceToken(LOCK, held.token(), held.holder()), held, schedules.now()));
+        jobs.run(JobLocks.SCHEDULES, Duration.ZERO, (held, fence) -> materialiseDue(fence, held, schedules.now()));
     }
 
     /**

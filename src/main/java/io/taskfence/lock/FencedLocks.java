@@ -24,7 +24,7 @@ import io.quarkus.redis.datasource.RedisDataSource;
 import io.taskfence.logging.LogContext;
 
 /**
- * Named locks in Redis that hand out fencing tokens (DESIGN section 2). Every lock has a lease, so a
+ * Named locks in Redis that hand out fencing tokens (DESIGN.md, "Lock protocol (Redis)"). Every lock has a lease, so a
  * holder that dies blocks others only until its lease ends; acquisition, renewal and release are
  * each one atomic script; a holder can never renew or delete a lock that another holder acquired.
  */

@@ -22,7 +22,7 @@ import io.taskfence.lock.LuaScript;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
- * The Redis Stream that carries task ids from dispatch to the workers (DESIGN section 4), read through
+ * The Redis Stream that carries task ids from dispatch to the workers (DESIGN.md, "Queue (Redis)"), read through
  * one consumer group by every replica. The table, not the stream, is the truth: a message only says
  * which task to try to claim, and a lost one costs latency (recovery re-dispatches), never the task.
  */

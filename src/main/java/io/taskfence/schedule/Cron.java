@@ -16,7 +16,7 @@ import com.cronutils.parser.CronParser;
 /**
  * A schedule's cron expression in its time zone, read and stepped through by cron-utils: the occurrences
  * are the instants at which the wall clock of {@code zone} matches the expression. Around a change of the
- * zone's offset cron-utils decides (DESIGN section 9, tested in CronTest): a wall time that does not exist
+ * zone's offset cron-utils decides (DESIGN.md, "Decisions", tested in CronTest): a wall time that does not exist
  * (spring forward) does not fire that day; one that exists twice (fall back) fires once, at its first
  * instant, when the expression names the hour, and at both when the hour field is {@code *}.
  */

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What one run of the schedules job does with one due schedule (DESIGN section 9, "Misfires"): the
+ * What one run of the schedules job does with one due schedule (DESIGN.md, "Decisions", "Misfires"): the
  * occurrences that become tasks, and the schedule's next occurrence after them. Of the occurrences from
  * {@code nextFireAt} up to now, those due more than {@code threshold} ago were missed: {@link Misfire#SKIP}
  * makes nothing of them, {@link Misfire#ONCE} one task, the latest missed one's. Each later one (late by

@@ -5,7 +5,7 @@ import java.util.Optional;
 
 /**
  * What becomes of occurrences that were missed, i.e. due more than the misfire threshold ago when the
- * schedules job came to them (the service was down, or the schedule's replica stalled): DESIGN section 9.
+ * schedules job came to them (the service was down, or the schedule's replica stalled): DESIGN.md, "Decisions".
  * Occurrences late by less are not missed: each still becomes its task.
  */
 public enum Misfire {

@@ -49,7 +49,7 @@ public class Schedules {
     }
 
     /**
-     * PostgreSQL's time: what schedules are read by (DESIGN section 9, "Time from the servers"), so that a
+     * PostgreSQL's time: what schedules are read by (DESIGN.md, "Decisions", "Time from the servers"), so that a
      * replica whose clock is off neither makes occurrences early nor misses them.
      */
     public Instant now() {

@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
-/** The fence check of DESIGN section 3, run first in every fenced transaction ({@link TaskDatabase#fenced}). */
+/** The fence check of DESIGN.md, "Fencing (PostgreSQL)", run first in every fenced transaction ({@link TaskDatabase#fenced}). */
 final class Fences {
 
     private Fences() {

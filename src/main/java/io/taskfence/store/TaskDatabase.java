@@ -8,8 +8,8 @@ import javax.sql.DataSource;
 import jakarta.inject.Singleton;
 
 /**
- * The units of work on the task database: a connection, a transaction, and a fenced transaction (DESIGN
- * section 3: the fence check first, then the work, one commit). Every SQL failure comes out as a
+ * The units of work on the task database: a connection, a transaction, and a fenced transaction (DESIGN.md,
+ * "Fencing (PostgreSQL)": the fence check first, then the work, one commit). Every SQL failure comes out as a
  * {@link TaskStoreException}, which the API answers 503 (or 400 for a refused value) and the jobs skip.
  */
 @Singleton

@@ -16,7 +16,7 @@ import java.util.UUID;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * Retention's deletes (DESIGN section 7, "Retention"): finished tasks with their history, and old
+ * Retention's deletes (DESIGN.md, "Configuration", "Retention"): finished tasks with their history, and old
  * {@code dispatch_log} rows, a bounded batch per fenced statement, so that no transaction holds many locks or
  * writes much WAL at once. Times are PostgreSQL's {@code now()}.
  */

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * A task as clients see it (DESIGN section 5, "Task JSON"); {@code owner} is the submitting key's name. A listing
+ * A task as clients see it (DESIGN.md, "REST API", "Task JSON"); {@code owner} is the submitting key's name. A listing
  * leaves {@code payload} and {@code result} null unless asked for them, and its JSON then leaves them out; a task
  * that has no result has {@link com.fasterxml.jackson.databind.node.NullNode} there, shown as null.
  */

@@ -3,7 +3,7 @@ package io.taskfence.task;
 import java.time.Instant;
 
 /**
- * One committed status change of a task (DESIGN section 1, "History"), as clients see it.
+ * One committed status change of a task (DESIGN.md, "Task lifecycle", "History"), as clients see it.
  *
  * @param at when it happened, by PostgreSQL's clock (the task's {@code updatedAt} it set)
  * @param from the status before; null for the task's creation

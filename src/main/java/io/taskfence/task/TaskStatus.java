@@ -1,6 +1,6 @@
 package io.taskfence.task;
 
-/** The states of DESIGN section 1; their names are what the {@code status} column holds. */
+/** The states of DESIGN.md, "Task lifecycle"; their names are what the {@code status} column holds. */
 public enum TaskStatus {
     PENDING, ENQUEUED, PROCESSING, SUCCEEDED, FAILED, DEAD, CANCELLED
 }

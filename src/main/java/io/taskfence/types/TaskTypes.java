@@ -19,7 +19,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * The registered task types with their limits ({@link TypeLimits}) and pause flags. A pause is a row in
- * {@code paused_types}, so that every replica's dispatch sees it (DESIGN section 4); each change is one
+ * {@code paused_types}, so that every replica's dispatch sees it (DESIGN.md, "Queue (Redis)"); each change is one
  * conditional statement, and a repeated one changes nothing.
  */
 @ApplicationScoped

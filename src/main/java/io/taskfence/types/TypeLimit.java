@@ -3,7 +3,7 @@ package io.taskfence.types;
 import java.util.Optional;
 import java.util.OptionalInt;
 
-/** One task type's global limits (DESIGN section 7, "Type limits"); each empty when the type has none. */
+/** One task type's global limits (DESIGN.md, "Configuration", "Type limits"); each empty when the type has none. */
 public record TypeLimit(String type, OptionalInt maxConcurrency, Optional<Rate> rate) {
 
     public static TypeLimit none(String type) {

@@ -1,7 +1,7 @@
 package io.taskfence.types;
 
 /**
- * A registered task type as {@code GET /api/v1/types} and the stats show it (DESIGN section 5).
+ * A registered task type as {@code GET /api/v1/types} and the stats show it (DESIGN.md, "REST API").
  *
  * @param maxConcurrency its {@code max-concurrency}, null when it has none
  * @param rate its {@code rate} ({@code 10/s}, {@code 600/m}), null when it has none

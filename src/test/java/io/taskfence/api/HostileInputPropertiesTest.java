@@ -251,7 +251,7 @@ class HostileInputPropertiesTest {
 
     /**
      * Vert.x refuses a request line over 4096 bytes with a bare 414 before any of the application sees it
-     * (DESIGN section 5), so paths and queries stay under it.
+     * (DESIGN.md, "REST API"), so paths and queries stay under it.
      */
     private static boolean fitsARequestLine(String pathOrQuery) {
         return pathOrQuery.length() < 3_500;

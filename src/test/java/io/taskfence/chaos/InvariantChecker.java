@@ -26,7 +26,7 @@ import io.taskfence.testing.ReplicaCluster;
 final class InvariantChecker {
 
     private static final Set<String> TERMINAL = Set.of("SUCCEEDED", "DEAD", "CANCELLED");
-    /** The edges of DESIGN section 1 with how each changes the attempt: +1, -1, 0, or "=0" (set to zero). */
+    /** The edges of DESIGN.md, "Task lifecycle" with how each changes the attempt: +1, -1, 0, or "=0" (set to zero). */
     private static final Map<String, String> EDGES = Map.ofEntries(
             Map.entry("PENDING->ENQUEUED", "0"), Map.entry("FAILED->ENQUEUED", "0"),
             Map.entry("ENQUEUED->PROCESSING", "+1"), Map.entry("ENQUEUED->PENDING", "0"),

@@ -32,7 +32,7 @@ import io.taskfence.task.TaskTransitions;
 import io.taskfence.testing.TestServers;
 
 /**
- * Retention (DESIGN section 7): the fenced job deletes the finished tasks older than their status's age, with
+ * Retention (DESIGN.md, "Configuration"): the fenced job deletes the finished tasks older than their status's age, with
  * their history, and old {@code dispatch_log} rows, a batch at a time until none is left; it leaves unfinished
  * and younger ones, and a stale token deletes nothing. Ages of hours stand in for days: tasks are backdated.
  */

@@ -16,7 +16,7 @@ import io.taskfence.testing.UnresponsiveRedis;
 
 /**
  * Without Redis, the queue's reads fail with {@link QueueUnavailableException}, which the fenced jobs skip with a
- * warning and the API answers 503 (DESIGN section 5), instead of a raw client exception (an error with a stack
+ * warning and the API answers 503 (DESIGN.md, "REST API"), instead of a raw client exception (an error with a stack
  * trace in the jobs' log, a 500 for {@code GET /api/v1/stats}).
  */
 @QuarkusTest

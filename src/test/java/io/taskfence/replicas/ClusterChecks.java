@@ -76,7 +76,7 @@ final class ClusterChecks {
         return dispatchers;
     }
 
-    /** Every status change the trigger recorded is an edge of DESIGN section 1; none leaves SUCCEEDED or DEAD. */
+    /** Every status change the trigger recorded is an edge of DESIGN.md, "Task lifecycle"; none leaves SUCCEEDED or DEAD. */
     static void assertTransitionsAreEdges(ReplicaCluster cluster) throws SQLException {
         Map<String, Long> edges = new HashMap<>();
         try (Connection db = cluster.database();

@@ -23,7 +23,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.testing.TestServers;
 
 /**
- * Task history (DESIGN section 1): every committed status change of a task is an event, written in the
+ * Task history (DESIGN.md, "Task lifecycle"): every committed status change of a task is an event, written in the
  * transition's transaction, whichever path made it (single, batched, recovery's set-based ones); a transition
  * that loses writes none, and a change that is not a status change (a heartbeat) is no event.
  */

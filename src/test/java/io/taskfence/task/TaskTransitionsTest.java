@@ -29,7 +29,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.testing.TestServers;
 
-/** Each transition of DESIGN section 1 against the real PostgreSQL: when it wins, and when it loses. */
+/** Each transition of DESIGN.md, "Task lifecycle" against the real PostgreSQL: when it wins, and when it loses. */
 @QuarkusTest
 @TestServers
 class TaskTransitionsTest {

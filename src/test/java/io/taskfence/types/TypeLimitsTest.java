@@ -37,7 +37,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.taskfence.testing.TestServers;
 
 /**
- * Dispatch holds the task types to their limits and pauses (DESIGN section 7, "Type limits"), batch by batch:
+ * Dispatch holds the task types to their limits and pauses (DESIGN.md, "Configuration", "Type limits"), batch by batch:
  * {@code sleep} at most 2 in flight, {@code flaky} at most 3 started a minute, {@code noop} and {@code http}
  * unlimited. The test calls {@link TaskTransitions#enqueueDue} itself (dispatch is off) and moves the time of
  * the rate's window by ageing its records, so nothing races the clock.

@@ -4,7 +4,7 @@ import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.task.TaskScope;
 
 /**
- * The API key behind a request, as the owner of tasks (DESIGN section 7, "Tenants"): its name goes on the
+ * The API key behind a request, as the owner of tasks (DESIGN.md, "Configuration", "Tenants"): its name goes on the
  * tasks it submits, and a submit key sees and acts on those only. An admin key sees every task. Without
  * authentication there is no key: tasks get no owner and every caller sees all.
  *

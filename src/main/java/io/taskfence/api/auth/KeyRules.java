@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
 import io.taskfence.TaskfenceConfig;
 
 /**
- * What the configured API keys must be before the service starts (DESIGN section 7, "API keys"). Every
+ * What the configured API keys must be before the service starts (DESIGN.md, "Configuration", "API keys"). Every
  * message names the key, never its secret. The prod profile also refuses secrets that are short or look
  * like a placeholder, and running without authentication unless that is said twice.
  */

@@ -1,6 +1,6 @@
 package io.taskfence.api.auth;
 
-/** The two roles an API key can have (DESIGN section 7). */
+/** The two roles an API key can have (DESIGN.md, "Configuration"). */
 public final class Roles {
 
     /** May submit tasks and read them. */

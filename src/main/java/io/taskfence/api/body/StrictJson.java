@@ -22,7 +22,7 @@ import com.fasterxml.jackson.datatype.jsr310.deser.InstantDeserializer;
 import io.quarkus.jackson.ObjectMapperCustomizer;
 
 /**
- * The application's one ObjectMapper reads JSON as it was sent or refuses it (DESIGN section 5, "JSON"):
+ * The application's one ObjectMapper reads JSON as it was sent or refuses it (DESIGN.md, "REST API", "JSON"):
  * a request field takes only its own JSON type (no 1.5 or "3" for an integer, no 3 for a string, no ""
  * for absent, no number for an instant), a duplicate key or anything after the value is an error, and a
  * payload's numbers keep every digit and their scale. The same mapper reads payloads back from PostgreSQL

@@ -2,7 +2,7 @@ package io.taskfence.task.submit;
 
 /**
  * A task not stored because its owner would have more unfinished tasks than its quota allows; the other
- * tasks of the same owner in the same insert were refused with it (DESIGN section 7, "Quotas").
+ * tasks of the same owner in the same insert were refused with it (DESIGN.md, "Configuration", "Quotas").
  */
 public record OverQuota(String owner, long unfinished, int limit, int submitted) implements Submitted {
 

@@ -9,7 +9,7 @@ import io.taskfence.TaskfenceConfig;
 /**
  * How many unfinished tasks (PENDING, ENQUEUED, PROCESSING, FAILED) each API key may have at once: its own
  * {@code taskfence.auth.keys.<name>.max-unfinished}, else {@code taskfence.auth.max-unfinished}, else no
- * limit (DESIGN section 7, "Quotas"). {@link Submissions#submitAll} holds submissions to it.
+ * limit (DESIGN.md, "Configuration", "Quotas"). {@link Submissions#submitAll} holds submissions to it.
  */
 @ApplicationScoped
 public class Quotas {

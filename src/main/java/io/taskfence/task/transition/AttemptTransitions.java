@@ -76,7 +76,7 @@ public class AttemptTransitions {
         record Claimed(Claim claim, double waitedSeconds) {
         }
         List<Claimed> claimed = database.inConnection(connection -> {
-            // A rate-limited type's claims are its starts (DESIGN.md, "Type limits"), recorded with them.
+            // A rate-limited type's claims are its starts (DESIGN.md, "Configuration", "Type limits"), recorded with them.
             List<String> rated = limits.rated();
             try (PreparedStatement claim = connection.prepareStatement(rated.isEmpty() ? CLAIM : CLAIM_RECORDING_STARTS)) {
                 claim.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
