@@ -1,12 +1,12 @@
 package io.taskfence.api;
 
-import io.taskfence.api.problem.Problem;
 import java.util.List;
 
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
+import io.taskfence.api.problem.Problem;
 import io.taskfence.task.Task;
 
 /** The answer of {@code POST /api/v1/tasks/batch}: every task of the request, in its order, and the tallies. */

@@ -1,8 +1,5 @@
 package io.taskfence.api;
 
-import io.taskfence.api.auth.Roles;
-import io.taskfence.api.problem.ProblemException;
-import io.taskfence.api.problem.Problems;
 import java.net.URI;
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -21,8 +18,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
@@ -31,6 +28,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.api.auth.Roles;
+import io.taskfence.api.problem.ProblemException;
+import io.taskfence.api.problem.Problems;
 import io.taskfence.schedule.Cron;
 import io.taskfence.schedule.CronType;
 import io.taskfence.schedule.InvalidCronException;

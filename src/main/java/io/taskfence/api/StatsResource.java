@@ -1,6 +1,5 @@
 package io.taskfence.api;
 
-import io.taskfence.api.auth.Roles;
 import java.util.List;
 import java.util.Map;
 
@@ -12,6 +11,7 @@ import jakarta.ws.rs.core.MediaType;
 
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
+import io.taskfence.api.auth.Roles;
 import io.taskfence.lock.FencedLocks;
 import io.taskfence.lock.LockHolder;
 import io.taskfence.queue.TaskQueue;

@@ -1,8 +1,5 @@
 package io.taskfence.api;
 
-import io.taskfence.api.problem.Problem;
-import io.taskfence.api.problem.ProblemException;
-import io.taskfence.api.problem.Problems;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -21,9 +18,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.TaskfenceConfig;
-import io.taskfence.task.submit.NewTask;
+import io.taskfence.api.problem.Problem;
+import io.taskfence.api.problem.ProblemException;
+import io.taskfence.api.problem.Problems;
 import io.taskfence.handlers.TaskHandler;
 import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.task.submit.NewTask;
 
 /**
  * The checks a submission passes before it is stored (DESIGN.md, "REST API", "Submission"), in their order, for

@@ -1,11 +1,5 @@
 package io.taskfence.api;
 
-import io.taskfence.api.auth.KeyOwner;
-import io.taskfence.api.auth.KeyRules;
-import io.taskfence.api.auth.Roles;
-import io.taskfence.api.problem.Problem;
-import io.taskfence.api.problem.ProblemException;
-import io.taskfence.api.problem.Problems;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,29 +24,35 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.quarkus.security.identity.SecurityIdentity;
+import io.taskfence.api.auth.KeyOwner;
+import io.taskfence.api.auth.KeyRules;
+import io.taskfence.api.auth.Roles;
+import io.taskfence.api.problem.Problem;
+import io.taskfence.api.problem.ProblemException;
+import io.taskfence.api.problem.Problems;
+import io.taskfence.task.Task;
+import io.taskfence.task.TaskCancelled;
+import io.taskfence.task.TaskField;
+import io.taskfence.task.TaskHistory;
+import io.taskfence.task.TaskPage;
+import io.taskfence.task.TaskQueries;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.submit.GroupedSubmissions;
 import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.submit.OverQuota;
 import io.taskfence.task.submit.OverQuotaException;
 import io.taskfence.task.submit.ReusedKey;
 import io.taskfence.task.submit.Submission;
-import io.taskfence.task.submit.Submitted;
-import io.taskfence.task.Task;
-import io.taskfence.task.TaskField;
-import io.taskfence.task.TaskHistory;
-import io.taskfence.task.TaskPage;
-import io.taskfence.task.TaskQueries;
-import io.taskfence.task.TaskStatus;
-import io.taskfence.task.TaskCancelled;
-import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.submit.Submissions;
+import io.taskfence.task.submit.Submitted;
 import io.taskfence.task.transition.OperatorControls;
 
 /**

@@ -1,8 +1,5 @@
 package io.taskfence.api;
 
-import io.taskfence.api.auth.KeyOwner;
-import io.taskfence.api.auth.Roles;
-import io.taskfence.api.problem.Problems;
 import java.util.List;
 
 import jakarta.annotation.security.RolesAllowed;
@@ -18,6 +15,9 @@ import jakarta.ws.rs.core.Response.Status;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.quarkus.security.identity.SecurityIdentity;
+import io.taskfence.api.auth.KeyOwner;
+import io.taskfence.api.auth.Roles;
+import io.taskfence.api.problem.Problems;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.types.TaskTypes;
 import io.taskfence.types.TypeState;

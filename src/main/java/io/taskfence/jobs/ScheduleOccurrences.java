@@ -1,9 +1,5 @@
 package io.taskfence.jobs;
 
-import io.taskfence.schedule.FirePlan;
-import io.taskfence.schedule.InvalidCronException;
-import io.taskfence.schedule.Schedule;
-import io.taskfence.schedule.Schedules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -19,6 +15,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.lock.FencedLease;
+import io.taskfence.schedule.FirePlan;
+import io.taskfence.schedule.InvalidCronException;
+import io.taskfence.schedule.Schedule;
+import io.taskfence.schedule.Schedules;
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.task.TaskStatus;

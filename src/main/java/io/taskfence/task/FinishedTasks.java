@@ -1,8 +1,5 @@
 package io.taskfence.task;
 
-import io.taskfence.store.FenceToken;
-import io.taskfence.store.TaskDatabase;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -14,6 +11,9 @@ import java.util.Set;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
+
+import io.taskfence.store.FenceToken;
+import io.taskfence.store.TaskDatabase;
 
 /**
  * Retention's deletes (DESIGN.md, "Configuration", "Retention"): finished tasks with their history, and old

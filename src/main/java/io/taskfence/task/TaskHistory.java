@@ -1,6 +1,5 @@
 package io.taskfence.task;
 
-import io.taskfence.store.TaskStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,6 +12,8 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import jakarta.enterprise.context.ApplicationScoped;
+
+import io.taskfence.store.TaskStoreException;
 
 /**
  * Reads a task's history, the {@code task_events} rows that the table's triggers write in each transition's own

@@ -1,6 +1,5 @@
 package io.taskfence.task;
 
-import io.taskfence.store.TaskStoreException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,6 +19,8 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import jakarta.enterprise.context.ApplicationScoped;
+
+import io.taskfence.store.TaskStoreException;
 
 /** Reads of the task table: one task, a page of a listing, counts per status. */
 @ApplicationScoped

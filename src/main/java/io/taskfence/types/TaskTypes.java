@@ -1,7 +1,5 @@
 package io.taskfence.types;
 
-import io.taskfence.handlers.TaskHandlers;
-import io.taskfence.store.TaskStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,6 +14,9 @@ import java.util.Set;
 import javax.sql.DataSource;
 
 import jakarta.enterprise.context.ApplicationScoped;
+
+import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.store.TaskStoreException;
 
 /**
  * The registered task types with their limits ({@link TypeLimits}) and pause flags. A pause is a row in

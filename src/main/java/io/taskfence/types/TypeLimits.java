@@ -1,6 +1,5 @@
 package io.taskfence.types;
 
-import io.taskfence.handlers.TaskHandlers;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import io.quarkus.runtime.Startup;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.handlers.TaskHandlers;
 
 /**
  * {@code taskfence.types.<type>.max-concurrency} and {@code .rate}, read and checked at start-up: a type

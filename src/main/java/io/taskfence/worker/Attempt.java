@@ -1,7 +1,6 @@
 package io.taskfence.worker;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
@@ -11,13 +10,11 @@ import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 import io.taskfence.TaskfenceConfig;
-import io.taskfence.logging.LogContext;
-import io.taskfence.task.transition.Claim;
 import io.taskfence.handlers.TaskHandler;
 import io.taskfence.handlers.TaskHandlers;
 import io.taskfence.handlers.TaskOutcome;
-import io.taskfence.task.TaskStatus;
 import io.taskfence.task.transition.AttemptTransitions;
+import io.taskfence.task.transition.Claim;
 
 /**
  * One claimed attempt of one task: from its claim a heartbeat extends the processing lease, also while the
@@ -32,13 +29,11 @@ import io.taskfence.task.transition.AttemptTransitions;
 final class Attempt {
 
     private static final Logger LOG = Logger.getLogger(Attempt.class);
-    static final String MDC_TASK_ID = "taskId";
-    static final String MDC_ATTEMPT = "attempt";
 
     private final Claim claim;
     private final AttemptTransitions transitions;
     private final TaskHandlers handlers;
-    private final SuccessBatches successes;
+    private final AttemptOutcomes outcomes;
     private final RunTimes runTimes;
     private final LapsedLeases lapsedLeases;
     private final Duration lease;
@@ -47,36 +42,28 @@ final class Attempt {
      * room for the next within the lease, and holds up the other attempts' heartbeats (one thread) briefly.
      */
     private final Duration heartbeatTimeout;
-    private final Duration backoffBase;
-    private final Duration backoffCap;
     private final LeaseDeadline deadline;
-    // Guarded by this: the heartbeat, deadline and shutdown threads interrupt, the handler's thread ends.
+    // Guarded by this: the heartbeat, deadline and shutdown threads end the attempt, the handler's thread moves it on.
     private ScheduledFuture<?> heartbeat;
     private ScheduledFuture<?> expiry;
     private ScheduledExecutorService deadlines;
+    private AttemptPhase phase = AttemptPhase.WAITING;
+    /** The handler's thread while the phase is RUNNING, and until it finishes if the attempt ended meanwhile. */
     private Thread runner;
-    private boolean started;
-    private boolean interrupted;
-    private boolean lost;
-    private boolean handedBack;
-    private boolean recording;
     // Held by a heartbeat while it extends the lease, so that the outcome is recorded only after it: a
     // heartbeat that ran after the outcome would find the claim gone and report the lease lost.
     private final Object leaseGuard = new Object();
-    private boolean handlerDone;
 
     Attempt(Claim claim, long claimSentAtNanos, AttemptTransitions transitions, TaskHandlers handlers,
-            TaskfenceConfig config, SuccessBatches successes, RunTimes runTimes, LapsedLeases lapsedLeases) {
+            TaskfenceConfig config, AttemptOutcomes outcomes, RunTimes runTimes, LapsedLeases lapsedLeases) {
         this.claim = claim;
         this.transitions = transitions;
         this.handlers = handlers;
-        this.successes = successes;
+        this.outcomes = outcomes;
         this.runTimes = runTimes;
         this.lapsedLeases = lapsedLeases;
         this.lease = config.worker().lease();
         this.heartbeatTimeout = Duration.ofMillis(Math.max(1, heartbeatPeriod().toMillis() / 2));
-        this.backoffBase = config.retry().backoffBase();
-        this.backoffCap = config.retry().backoffCap();
         this.deadline = new LeaseDeadline(lease, claimSentAtNanos);
     }
 
@@ -121,7 +108,7 @@ final class Attempt {
                 return;
             }
             endLease();
-            logFailure(error, transitions.fail(claim, error, false, backoffBase, backoffCap));
+            outcomes.record(claim, TaskOutcome.failure(error));
             return;
         }
         boolean mayStart;
@@ -129,16 +116,16 @@ final class Attempt {
             if (deadline.passed()) {
                 lapse(); // its expiry timer has not come round yet
             }
-            mayStart = !lost && !handedBack;
+            mayStart = phase == AttemptPhase.WAITING;
             if (mayStart) {
                 runner = Thread.currentThread();
-                started = true;
+                phase = AttemptPhase.RUNNING;
             }
         }
         if (!mayStart) {
             stopHeartbeat();
             LOG.infof("task %s attempt %d: its lease %s while it waited for a worker; not run", claim.taskId(),
-                    claim.attempt(), isHandedBack() ? "was handed back" : "was lost");
+                    claim.attempt(), phase() == AttemptPhase.HANDED_BACK ? "was handed back" : "was lost");
             return;
         }
         TaskOutcome outcome;
@@ -163,7 +150,7 @@ final class Attempt {
         }
         endLease();
         timeRun(outcomeName(outcome), ran);
-        record(outcome);
+        outcomes.record(claim, outcome);
     }
 
     /**
@@ -174,40 +161,21 @@ final class Attempt {
         if (deadline.passed()) {
             lapse();
         }
-        recording = !lost && !handedBack;
-        return recording;
-    }
-
-    private void record(TaskOutcome outcome) {
-        switch (outcome) {
-            case TaskOutcome.Success success -> successes.complete(claim, success.result())
-                    .whenComplete((written, e) -> inLogContext(() -> {
-                        if (e != null) {
-                            LOG.warnf("task %s attempt %d succeeded, but recording it failed: %s; the lease will "
-                                    + "expire and recovery will retry the task", claim.taskId(), claim.attempt(),
-                                    e.getMessage());
-                        } else if (!written) {
-                            LOG.infof("task %s attempt %d succeeded, but the claim was no longer current",
-                                    claim.taskId(), claim.attempt());
-                        }
-                    }));
-            case TaskOutcome.Failure failure -> logFailure(failure.error(),
-                    transitions.fail(claim, failure.error(), false, backoffBase, backoffCap));
-            case TaskOutcome.PermanentFailure failure -> logFailure(failure.error(),
-                    transitions.fail(claim, failure.error(), true, backoffBase, backoffCap));
-            case TaskOutcome.Later later -> {
-                Optional<TaskStatus> to = transitions.later(claim, later.delay());
-                LOG.debugf("task %s asks to be polled again in %s: %s", claim.taskId(), later.delay(),
-                        to.map(Enum::name).orElse("the claim was no longer current"));
-            }
+        if (!phase.holdsLease()) {
+            return false;
         }
+        phase = AttemptPhase.RECORDING;
+        return true;
     }
 
-    /** Stops the heartbeat before the outcome is recorded (which ends the lease), and waits for one running. */
+    /**
+     * Stops the heartbeat before the outcome is recorded (which ends the lease), and waits for one running: the
+     * phase is RECORDING already, so none starts after it.
+     */
     private void endLease() {
         stopHeartbeat();
         synchronized (leaseGuard) {
-            handlerDone = true;
+            // nothing to do: taking the guard is the wait
         }
     }
 
@@ -215,13 +183,6 @@ final class Attempt {
     private synchronized void stopHeartbeat() {
         heartbeat.cancel(false);
         expiry.cancel(false);
-    }
-
-    /** A failed attempt is worth a line: which task, which attempt, why, and whether it will be retried. */
-    private void logFailure(String error, Optional<TaskStatus> to) {
-        LOG.infof("task %s (%s) attempt %d failed: %s; %s", claim.taskId(), claim.type(), claim.attempt(), error,
-                to.map(status -> status == TaskStatus.DEAD ? "the task is DEAD" : "it is retried after a backoff")
-                        .orElse("the claim was no longer current"));
     }
 
     private static String outcomeName(TaskOutcome outcome) {
@@ -239,10 +200,7 @@ final class Attempt {
 
     /** Runs {@code work} with this attempt's ids in the calling thread's logging context. */
     private void inLogContext(Runnable work) {
-        try (LogContext context = LogContext.with(
-                Map.of(MDC_TASK_ID, claim.taskId().toString(), MDC_ATTEMPT, Integer.toString(claim.attempt())))) {
-            work.run();
-        }
+        AttemptOutcomes.inLogContext(claim, work);
     }
 
     private void heartbeat() {
@@ -256,15 +214,16 @@ final class Attempt {
 
     private void extendLease() {
         synchronized (leaseGuard) {
-            if (handlerDone || isLost()) {
-                return; // the outcome is being recorded, which ends the lease; or the lease is gone
+            AttemptPhase now = phase();
+            if (now == AttemptPhase.RECORDING || now.ended()) {
+                return; // the outcome is being recorded, which ends the lease; or the attempt is over
             }
             long sentAt = System.nanoTime();
             try {
                 if (transitions.heartbeat(claim, lease, heartbeatTimeout)) {
                     deadline.extendFrom(sentAt);
                     synchronized (this) {
-                        if (!lost && !handedBack && !recording) {
+                        if (phase.holdsLease()) {
                             scheduleExpiry();
                         }
                     }
@@ -272,7 +231,7 @@ final class Attempt {
                     LOG.warnf("task %s attempt %d: the processing lease was taken away (the task was cancelled, "
                             + "or recovered and handed on); interrupting the handler, recording nothing",
                             claim.taskId(), claim.attempt());
-                    interrupt(false);
+                    end(AttemptPhase.LOST);
                 }
             } catch (RuntimeException e) {
                 // PostgreSQL did not answer: try again while the lease lasts; the expiry timer ends it here.
@@ -306,15 +265,18 @@ final class Attempt {
      * confirmed. Recovery may hand the task on from the lease's end there, so the handler must stop first.
      */
     private void lapse() {
-        if (lost || handedBack || recording) {
+        if (!phase.holdsLease()) {
             return;
         }
-        lapsedLeases.count(claim.type(), started);
+        lapsedLeases.count(claim.type(), phase != AttemptPhase.WAITING);
         LOG.warnf("task %s attempt %d: its processing lease ran out here while PostgreSQL confirmed no heartbeat; %s",
-                claim.taskId(), claim.attempt(), !started ? "it will not run"
-                        : runner != null ? "cancelling the handler" : "its outcome is not recorded");
+                claim.taskId(), claim.attempt(), switch (phase) {
+                    case WAITING -> "it will not run";
+                    case RUNNING -> "cancelling the handler";
+                    default -> "its outcome is not recorded";
+                });
         heartbeat.cancel(false);
-        interrupt(false);
+        end(AttemptPhase.LOST);
     }
 
     /**
@@ -322,41 +284,40 @@ final class Attempt {
      * lost lease is not handed back: the task is no longer this attempt's.
      */
     void handBack() {
-        if (isLost()) {
-            interrupt(true);
+        if (phase() == AttemptPhase.LOST) {
+            end(AttemptPhase.HANDED_BACK);
             return;
         }
         try {
             transitions.later(claim, Duration.ZERO);
         } finally {
-            interrupt(true);
+            end(AttemptPhase.HANDED_BACK);
         }
     }
 
-    private synchronized void interrupt(boolean forShutdown) {
-        if (forShutdown) {
-            handedBack = true;
-        } else {
-            lost = true;
+    /** Ends the attempt ({@code to} is LOST or HANDED_BACK) unless it has ended already, and stops its handler. */
+    private synchronized void end(AttemptPhase to) {
+        if (!phase.ended()) {
+            phase = to;
         }
         if (runner != null) {
-            interrupted = true;
             runner.interrupt();
         }
     }
 
-    private synchronized boolean isLost() {
-        return lost;
+    private synchronized AttemptPhase phase() {
+        return phase;
     }
 
-    private synchronized boolean isHandedBack() {
-        return handedBack;
-    }
-
-    /** Called on the handler's thread when it is done; clears an interrupt this attempt caused. */
+    /**
+     * Called on the handler's thread when it is done: RUNNING → FINISHED; if the attempt ended meanwhile, it
+     * interrupted this thread, and the interrupt is cleared.
+     */
     private synchronized void finish() {
         runner = null;
-        if (interrupted) {
+        if (phase == AttemptPhase.RUNNING) {
+            phase = AttemptPhase.FINISHED;
+        } else {
             Thread.interrupted();
         }
     }

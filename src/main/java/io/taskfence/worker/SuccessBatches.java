@@ -8,10 +8,10 @@ import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.taskfence.task.transition.Claim;
-import io.taskfence.task.transition.Completion;
 import io.taskfence.store.GroupCommit;
 import io.taskfence.task.transition.AttemptTransitions;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
 
 /**
  * Writes this replica's successful attempts to the task table in batches, as a group commit: one writer

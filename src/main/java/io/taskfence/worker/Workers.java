@@ -25,14 +25,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.handlers.TaskHandlers;
 import io.taskfence.jobs.Dispatcher;
 import io.taskfence.lock.LockSettings;
-import io.taskfence.queue.TaskQueue;
 import io.taskfence.queue.TaskQueue.Message;
-import io.taskfence.task.transition.Claim;
-import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.queue.TaskQueue;
 import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.transition.AttemptTransitions;
+import io.taskfence.task.transition.Claim;
 import io.taskfence.types.TypeLimits;
 
 /**
@@ -82,6 +82,7 @@ public class Workers {
     /** Ends attempts whose lease ran out here; apart from the heartbeats, which can wait on PostgreSQL. */
     private ScheduledExecutorService leaseDeadlines;
     private SuccessBatches successes;
+    private AttemptOutcomes outcomes;
     private volatile Thread reader;
     private volatile boolean stopping;
 
@@ -125,6 +126,7 @@ public class Workers {
         deadlines.setRemoveOnCancelPolicy(true); // re-armed at every heartbeat
         leaseDeadlines = deadlines;
         successes = new SuccessBatches(transitions, done -> done.forEach(claim -> madeRoom(claim.type())));
+        outcomes = new AttemptOutcomes(transitions, successes, config);
         cancels.listen(this::cancelled, leaseDeadlines);
         reader = Thread.ofPlatform().name("task-reader").start(this::readUntilStopped);
         LOG.infof("workers started: consumer %s, %d at once, %d claimed ahead", consumer,
@@ -169,7 +171,7 @@ public class Workers {
                     slots.release(free - claimed.size()); // the slots no claim took
                 }
                 for (Claim claim : claimed) {
-                    Attempt attempt = new Attempt(claim, claimSentAt, transitions, handlers, config, successes,
+                    Attempt attempt = new Attempt(claim, claimSentAt, transitions, handlers, config, outcomes,
                             runTimes, lapsedLeases);
                     attempt.holdLease(heartbeats, leaseDeadlines);
                     claimedHere.add(attempt);

@@ -1,6 +1,5 @@
 package io.taskfence.api;
 
-import io.taskfence.api.problem.RequestProblems;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasItem;
@@ -24,6 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ValidatableResponse;
 import io.restassured.specification.RequestSpecification;
+import io.taskfence.api.problem.RequestProblems;
 import io.taskfence.task.Sql;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.LogCapture;

@@ -24,6 +24,7 @@ import io.taskfence.api.RawApi.Answer;
 import io.taskfence.api.RawApi.Request;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
+
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.sessions.JqwikSession;

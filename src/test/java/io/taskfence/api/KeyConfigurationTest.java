@@ -1,6 +1,5 @@
 package io.taskfence.api;
 
-import io.taskfence.api.auth.KeyRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +13,7 @@ import io.smallrye.config.EnvConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.api.auth.KeyRules;
 
 /** Named keys as an operator writes them in the environment (k8s/secrets.env), and the start-up refusals (KeyRules). */
 class KeyConfigurationTest {

@@ -5,8 +5,8 @@ import static org.hamcrest.Matchers.hasKey;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
 import static org.hamcrest.Matchers.nullValue;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
@@ -26,9 +26,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
-import io.taskfence.task.transition.Claim;
 import io.taskfence.task.TaskFixtures;
 import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 

@@ -15,7 +15,6 @@ import javax.sql.DataSource;
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.AfterEach;
-
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -23,13 +22,13 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.taskfence.queue.TaskQueue;
 import io.taskfence.queue.TaskQueue.Message;
-import io.taskfence.task.transition.Claim;
-import io.taskfence.task.submit.NewTask;
+import io.taskfence.queue.TaskQueue;
 import io.taskfence.task.Sql;
-import io.taskfence.task.submit.Submission;
 import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.submit.Submission;
+import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.TestServers;
 
 /**

@@ -25,9 +25,9 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.taskfence.lock.LockSettings;
 import io.taskfence.queue.TaskQueue;
-import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.Sql;
 import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.submit.NewTask;
 import io.taskfence.testing.TestServers;
 
 /**

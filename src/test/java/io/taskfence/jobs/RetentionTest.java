@@ -20,15 +20,15 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.taskfence.task.transition.Claim;
 import io.taskfence.store.FenceToken;
+import io.taskfence.store.StaleFenceException;
 import io.taskfence.task.FinishedTasks;
 import io.taskfence.task.Sql;
-import io.taskfence.store.StaleFenceException;
 import io.taskfence.task.TaskFixtures;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.TestServers;
 
 /**

@@ -2,7 +2,6 @@ package io.taskfence.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -35,8 +34,8 @@ import io.taskfence.schedule.Misfire;
 import io.taskfence.schedule.Schedule;
 import io.taskfence.schedule.Schedules;
 import io.taskfence.store.FenceToken;
-import io.taskfence.task.Sql;
 import io.taskfence.store.StaleFenceException;
+import io.taskfence.task.Sql;
 import io.taskfence.testing.TestServers;
 
 /**

@@ -1,7 +1,5 @@
 package io.taskfence.task;
 
-import io.taskfence.task.transition.Claim;
-import io.taskfence.task.transition.Completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,6 +25,8 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
 import io.taskfence.testing.TestServers;
 
 /**

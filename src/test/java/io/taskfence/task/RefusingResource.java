@@ -1,6 +1,5 @@
 package io.taskfence.task;
 
-import io.taskfence.store.TaskStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -12,6 +11,8 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.QueryParam;
+
+import io.taskfence.store.TaskStoreException;
 
 /**
  * Tests only: hands PostgreSQL a value it refuses, as a gap in the API's checks would, to see what a client

@@ -1,8 +1,5 @@
 package io.taskfence.task;
 
-import io.taskfence.store.FenceToken;
-import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.transition.Claim;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,6 +12,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.taskfence.store.FenceToken;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.transition.Claim;
 
 /**
  * Brings tasks into a given state through the real transitions, for tests. Tasks of other tests may

@@ -1,8 +1,5 @@
 package io.taskfence.task;
 
-import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.transition.Claim;
-import io.taskfence.task.transition.Completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,6 +17,9 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
 import io.taskfence.testing.TestServers;
 
 /**

@@ -1,10 +1,5 @@
 package io.taskfence.task;
 
-import io.taskfence.store.FenceToken;
-import io.taskfence.store.StaleFenceException;
-import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.transition.Claim;
-import io.taskfence.task.transition.Completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -27,6 +22,11 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.taskfence.store.FenceToken;
+import io.taskfence.store.StaleFenceException;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
 import io.taskfence.testing.TestServers;
 
 /** Each transition of DESIGN.md, "Task lifecycle" against the real PostgreSQL: when it wins, and when it loses. */

@@ -1,8 +1,5 @@
 package io.taskfence.task;
 
-import io.taskfence.store.StaleFenceException;
-import io.taskfence.task.transition.Claim;
-import io.taskfence.task.transition.Completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,6 +26,9 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.taskfence.store.StaleFenceException;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
 import io.taskfence.testing.TestServers;
 
 /**

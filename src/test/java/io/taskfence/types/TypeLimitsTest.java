@@ -1,11 +1,5 @@
 package io.taskfence.types;
 
-import io.taskfence.task.Sql;
-import io.taskfence.task.TaskFixtures;
-import io.taskfence.task.TaskTransitions;
-import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.submit.Submission;
-import io.taskfence.task.transition.Claim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,6 +28,12 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.taskfence.task.Sql;
+import io.taskfence.task.TaskFixtures;
+import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.submit.Submission;
+import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.TestServers;
 
 /**

@@ -16,10 +16,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.submit.NewTask;
 import io.taskfence.testing.LogCapture;
 import io.taskfence.testing.TestServers;
 

@@ -21,11 +21,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.Sql;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.submit.NewTask;
 import io.taskfence.testing.TestServers;
 
 /**

@@ -23,12 +23,12 @@ import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.taskfence.lock.LockSettings;
-import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.Sql;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.submit.NewTask;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 

@@ -16,11 +16,11 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.taskfence.task.transition.Claim;
 import io.taskfence.task.TaskFixtures;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.TestServers;
 
 /**

@@ -1,7 +1,5 @@
 package io.taskfence.api.body;
 
-import io.taskfence.api.SubmissionChecks;
-import io.taskfence.api.problem.Problem;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 
@@ -11,6 +9,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.quarkus.runtime.configuration.MemorySize;
+import io.taskfence.api.SubmissionChecks;
+import io.taskfence.api.problem.Problem;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 

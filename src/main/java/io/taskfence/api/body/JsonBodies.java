@@ -1,16 +1,17 @@
 package io.taskfence.api.body;
 
-import io.taskfence.api.problem.Problem;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
+import jakarta.ws.rs.core.Response;
 
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
+
+import io.taskfence.api.problem.Problem;
 
 /**
  * A body is read only as what it says it is, and only as UTF-8 JSON (RFC 8259, section 8.1). JAX-RS takes a

@@ -1,6 +1,5 @@
 package io.taskfence.api.body;
 
-import io.taskfence.api.problem.Problems;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -12,6 +11,8 @@ import jakarta.ws.rs.core.Response.Status;
 import jakarta.ws.rs.ext.Provider;
 import jakarta.ws.rs.ext.ReaderInterceptor;
 import jakarta.ws.rs.ext.ReaderInterceptorContext;
+
+import io.taskfence.api.problem.Problems;
 
 /**
  * A body must be well-formed UTF-8 before Jackson reads it: Jackson's own decoder takes an overlong form

@@ -2,18 +2,18 @@ package io.taskfence.api.problem;
 
 import java.util.Optional;
 
-import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
+import jakarta.ws.rs.core.Response;
 
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import io.taskfence.lock.LockUnavailableException;
 import io.taskfence.queue.QueueUnavailableException;
-import io.taskfence.task.submit.IdempotencyKeyReusedException;
-import io.taskfence.task.InvalidCursorException;
-import io.taskfence.task.submit.OverQuotaException;
 import io.taskfence.store.TaskStoreException;
+import io.taskfence.task.InvalidCursorException;
+import io.taskfence.task.submit.IdempotencyKeyReusedException;
+import io.taskfence.task.submit.OverQuotaException;
 
 /** Problem details for the exceptions of the packages the API calls. */
 final class DomainProblems {

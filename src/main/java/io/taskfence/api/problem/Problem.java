@@ -3,8 +3,8 @@ package io.taskfence.api.problem;
 import java.util.List;
 import java.util.stream.Collectors;
 
-import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
+import jakarta.ws.rs.core.Response;
 
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 

@@ -1,7 +1,5 @@
 package io.taskfence.task.submit;
 
-import io.taskfence.store.GroupCommit;
-import io.taskfence.store.TaskStoreException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -9,6 +7,9 @@ import java.util.concurrent.ExecutionException;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+
+import io.taskfence.store.GroupCommit;
+import io.taskfence.store.TaskStoreException;
 
 /**
  * Single submissions made at the same time share one insert and one commit ({@link GroupCommit}, with

@@ -1,7 +1,5 @@
 package io.taskfence.task.transition;
 
-import io.taskfence.handlers.TaskHandlers;
-import io.taskfence.task.TaskStatus;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -14,6 +12,8 @@ import jakarta.inject.Singleton;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.task.TaskStatus;
 
 /**
  * What the transitions tell the metrics: {@code taskfence.transitions} (tags {@code to},

@@ -1,7 +1,5 @@
 package io.taskfence.task.submit;
 
-import io.taskfence.store.TaskStoreException;
-import io.taskfence.task.Sql;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -32,6 +30,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.taskfence.store.TaskStoreException;
+import io.taskfence.task.Sql;
 import io.taskfence.testing.TestServers;
 
 /**

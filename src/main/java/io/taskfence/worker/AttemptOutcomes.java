@@ -1,0 +1,78 @@
+package io.taskfence.worker;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+import org.jboss.logging.Logger;
+
+import io.taskfence.TaskfenceConfig;
+import io.taskfence.handlers.TaskOutcome;
+import io.taskfence.logging.LogContext;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.task.transition.AttemptTransitions;
+import io.taskfence.task.transition.Claim;
+
+/**
+ * Writes what a handler's run came to, for the attempt's claim: a success through the replica's batched writer,
+ * anything else at once. Each write names the claim, so one that is no longer current changes nothing; a failure
+ * is logged with what becomes of the task.
+ */
+final class AttemptOutcomes {
+
+    private static final Logger LOG = Logger.getLogger(AttemptOutcomes.class);
+    static final String MDC_TASK_ID = "taskId";
+    static final String MDC_ATTEMPT = "attempt";
+
+    private final AttemptTransitions transitions;
+    private final SuccessBatches successes;
+    private final Duration backoffBase;
+    private final Duration backoffCap;
+
+    AttemptOutcomes(AttemptTransitions transitions, SuccessBatches successes, TaskfenceConfig config) {
+        this.transitions = transitions;
+        this.successes = successes;
+        this.backoffBase = config.retry().backoffBase();
+        this.backoffCap = config.retry().backoffCap();
+    }
+
+    void record(Claim claim, TaskOutcome outcome) {
+        switch (outcome) {
+            case TaskOutcome.Success success -> successes.complete(claim, success.result())
+                    .whenComplete((written, e) -> inLogContext(claim, () -> {
+                        if (e != null) {
+                            LOG.warnf("task %s attempt %d succeeded, but recording it failed: %s; the lease will "
+                                    + "expire and recovery will retry the task", claim.taskId(), claim.attempt(),
+                                    e.getMessage());
+                        } else if (!written) {
+                            LOG.infof("task %s attempt %d succeeded, but the claim was no longer current",
+                                    claim.taskId(), claim.attempt());
+                        }
+                    }));
+            case TaskOutcome.Failure failure -> logFailure(claim, failure.error(),
+                    transitions.fail(claim, failure.error(), false, backoffBase, backoffCap));
+            case TaskOutcome.PermanentFailure failure -> logFailure(claim, failure.error(),
+                    transitions.fail(claim, failure.error(), true, backoffBase, backoffCap));
+            case TaskOutcome.Later later -> {
+                Optional<TaskStatus> to = transitions.later(claim, later.delay());
+                LOG.debugf("task %s asks to be polled again in %s: %s", claim.taskId(), later.delay(),
+                        to.map(Enum::name).orElse("the claim was no longer current"));
+            }
+        }
+    }
+
+    /** Runs {@code work} with the claim's task id and attempt in the calling thread's logging context (MDC). */
+    static void inLogContext(Claim claim, Runnable work) {
+        try (LogContext context = LogContext.with(
+                Map.of(MDC_TASK_ID, claim.taskId().toString(), MDC_ATTEMPT, Integer.toString(claim.attempt())))) {
+            work.run();
+        }
+    }
+
+    /** A failed attempt is worth a line: which task, which attempt, why, and whether it will be retried. */
+    private static void logFailure(Claim claim, String error, Optional<TaskStatus> to) {
+        LOG.infof("task %s (%s) attempt %d failed: %s; %s", claim.taskId(), claim.type(), claim.attempt(), error,
+                to.map(status -> status == TaskStatus.DEAD ? "the task is DEAD" : "it is retried after a backoff")
+                        .orElse("the claim was no longer current"));
+    }
+}
