@@ -33,7 +33,6 @@ import io.taskfence.task.submit.NewTask;
 @Singleton
 public final class SubmissionChecks {
 
-    public static final int MAX_PAYLOAD_BYTES = 64 * 1024;
     /** The rule for the {@code Idempotency-Key} header and a batch task's {@code idempotencyKey}. */
     static final String IDEMPOTENCY_KEY = "[\\x21-\\x7e]{1,200}";
     static final String IDEMPOTENCY_KEY_RULE = "must be 1 to 200 visible ASCII characters";
@@ -115,9 +114,9 @@ public final class SubmissionChecks {
             throw Problems.about("payload", Status.BAD_REQUEST, "payload must not contain " + problem);
         });
         int payloadBytes = payload.toString().getBytes(StandardCharsets.UTF_8).length;
-        if (payloadBytes > MAX_PAYLOAD_BYTES) {
+        if (payloadBytes > NewTask.MAX_PAYLOAD_BYTES) {
             throw Problems.about("payload", Status.REQUEST_ENTITY_TOO_LARGE,
-                    "payload is " + payloadBytes + " bytes of JSON; at most " + MAX_PAYLOAD_BYTES + " are accepted");
+                    "payload is " + payloadBytes + " bytes of JSON; at most " + NewTask.MAX_PAYLOAD_BYTES + " are accepted");
         }
         TaskHandler handler = handlers.forType(type).orElseThrow(() -> Problems.unprocessable("type",
                 "no handler for task type '" + type + "'; registered types: " + handlers.types()));

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.enterprise.event.Observes;
 import jakarta.interceptor.Interceptor;
 
@@ -26,11 +27,11 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.handlers.TaskHandlers;
-import io.taskfence.jobs.Dispatcher;
 import io.taskfence.lock.LockSettings;
 import io.taskfence.queue.TaskQueue.Message;
 import io.taskfence.queue.TaskQueue;
 import io.taskfence.store.TaskStoreException;
+import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.transition.AttemptTransitions;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.types.TypeLimits;
@@ -58,7 +59,7 @@ public class Workers {
     private final LapsedLeases lapsedLeases;
     private final CancelSignals cancels;
     private final TypeLimits limits;
-    private final Dispatcher dispatcher;
+    private final Event<TasksBecameDue> due;
     private final String consumer;
     private final Semaphore slots;
     /**
@@ -87,10 +88,10 @@ public class Workers {
     private volatile boolean stopping;
 
     Workers(TaskQueue queue, AttemptTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
-            LockSettings settings, MeterRegistry metrics, CancelSignals cancels, TypeLimits limits, Dispatcher dispatcher,
-            @ConfigProperty(name = "quarkus.redis.timeout") Duration redisTimeout) {
+            LockSettings settings, MeterRegistry metrics, CancelSignals cancels, TypeLimits limits,
+            Event<TasksBecameDue> due, @ConfigProperty(name = "quarkus.redis.timeout") Duration redisTimeout) {
         this.limits = limits;
-        this.dispatcher = dispatcher;
+        this.due = due;
         this.queue = queue;
         this.transitions = transitions;
         this.handlers = handlers;
@@ -258,7 +259,7 @@ public class Workers {
      */
     private void madeRoom(String type) {
         if (limits.of(type).maxConcurrency().isPresent()) {
-            dispatcher.nudge();
+            due.fire(new TasksBecameDue());
         }
     }
 

@@ -9,8 +9,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.quarkus.runtime.configuration.MemorySize;
-import io.taskfence.api.SubmissionChecks;
 import io.taskfence.api.problem.Problem;
+import io.taskfence.task.submit.NewTask;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 
@@ -38,7 +38,7 @@ class BodyLimit {
             if (length != null && isOver(length)) {
                 Problem problem = Problem.of(CONTENT_TOO_LARGE, "Content Too Large", "the body is " + length
                         + " bytes; at most " + maxBytes + " are read (a task's payload may be at most "
-                        + SubmissionChecks.MAX_PAYLOAD_BYTES + " bytes)").at(context.request().path());
+                        + NewTask.MAX_PAYLOAD_BYTES + " bytes)").at(context.request().path());
                 context.response().setStatusCode(CONTENT_TOO_LARGE).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE)
                         .putHeader(HttpHeaders.CONNECTION, "close").end(encode(problem));
                 return;

@@ -12,6 +12,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 public record NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt,
         Instant deadline, String idempotencyKey, String owner) {
 
+    /** The largest payload a task may carry, as JSON text in UTF-8. */
+    public static final int MAX_PAYLOAD_BYTES = 64 * 1024;
+
     /** A task without an owner. */
     public NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt, Instant deadline,
             String idempotencyKey) {

@@ -1,0 +1,7 @@
+/**
+ * The Redis stream that carries enqueued task ids to the workers; a push is checked against the dispatch lock's
+ * lease in the same script.
+ *
+ * <p>May import lock.
+ */
+package io.taskfence.queue;

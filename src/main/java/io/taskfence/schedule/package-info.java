@@ -1,0 +1,7 @@
+/**
+ * Cron schedules: their table, cron parsing, and the plan of occurrences due (misfires). Occurrences become tasks
+ * through task.submit.
+ *
+ * <p>May import task, task.submit and store.
+ */
+package io.taskfence.schedule;

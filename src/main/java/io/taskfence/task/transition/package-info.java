@@ -1,0 +1,8 @@
+/**
+ * Every later change of tasks.status, one class per actor: DispatchBatch (dispatcher), AttemptTransitions (a
+ * worker's attempt), OperatorControls (cancel, retry), LeaseRecovery (recovery job); the SQL they share is in
+ * TransitionSql.
+ *
+ * <p>May import task, types, handlers and store.
+ */
+package io.taskfence.task.transition;
