@@ -11,7 +11,7 @@ import java.util.Locale;
 
 /**
  * Where a benchmark leaves its figures: one {@code key<TAB>value} line each in {@code bench.results}
- * (target/bench/results.tsv), which {@code scripts/dev.sh bench} turns into the README's table.
+ * (target/bench/results.tsv), which {@code scripts/dev.sh bench} prints as a table (docs/performance.md reads it).
  */
 public final class BenchResults {
 

@@ -129,7 +129,7 @@ class MonitoringComponentTest {
                 .get("grafana_dashboard"));
     }
 
-    /** A copy of k8s/ whose kustomization adds the monitoring component, as README tells operators to. */
+    /** A copy of k8s/ whose kustomization adds the monitoring component, as docs/operations.md tells operators to. */
     private static Path withMonitoring(Path temp) throws IOException {
         Path k8s = KubernetesManifestsTest.PROJECT.resolve("k8s");
         Path copy = temp.resolve("k8s");
