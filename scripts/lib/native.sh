@@ -30,7 +30,7 @@ check_native_sources() { # what the native build steps left in DIR/target must h
   done
   # What the API reads and writes as JSON: Jackson gets at these by reflection, which a native image allows only for
   # registered classes (Problem only comes from exception mappers, so it is registered by annotation).
-  for type in api.Problem 'api.Problem$Violation' task.Task task.TaskPage 'api.StatsResource$Stats' lock.LockHolder \
+  for type in api.problem.Problem 'api.problem.Problem$Violation' task.Task task.TaskPage 'api.StatsResource$Stats' lock.LockHolder \
     api.BatchRequest api.BatchTask api.BatchAnswer 'api.BatchAnswer$Item'; do
     grep -qF "\"name\":\"io.taskfence.$type\"" "$unpacked/META-INF/native-image/reflect-config.json" \
       || { log "the native image would not let Jackson write io.taskfence.$type (not registered for reflection)"; exit 1; }

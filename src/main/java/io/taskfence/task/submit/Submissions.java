@@ -140,9 +140,10 @@ public class Submissions {
 
     /**
      * Marks {@link OverQuota} the tasks that would take their owner past its quota: with {@code quotaForAll} every
-     * task of an owner whose unfinished tasks and these together exceed it, else those beyond the room left. Each owner with a quota is counted under its transaction-scoped advisory lock, taken in name order
-     * (so two inserts never deadlock on them) before any row is written: the next insert for the owner counts
-     * only after this one has committed or rolled back, so the quota holds exactly.
+     * task of an owner whose unfinished tasks and these together exceed it, else those beyond the room left. Each
+     * owner with a quota is counted under its transaction-scoped advisory lock, taken in name order (so two inserts
+     * never deadlock on them) before any row is written: the next insert for the owner counts only after this one
+     * has committed or rolled back, so the quota holds exactly.
      */
     private void refuseOverQuota(Connection connection, List<NewTask> tasks, boolean quotaForAll, Submitted[] outcomes)
             throws SQLException {
