@@ -8,7 +8,7 @@ import io.taskfence.TaskfenceConfig;
 
 /** Skips the fenced jobs on a replica that has {@code taskfence.dispatch.enabled=false}. */
 @Singleton
-public class DispatchDisabled implements Scheduled.SkipPredicate {
+class DispatchDisabled implements Scheduled.SkipPredicate {
 
     private final boolean enabled;
 

@@ -28,7 +28,7 @@ import io.taskfence.task.transition.DispatchBatch;
  * ENQUEUED without messages; recovery returns them to PENDING.
  */
 @ApplicationScoped
-public class Dispatcher {
+class Dispatcher {
 
     private static final Logger LOG = Logger.getLogger(Dispatcher.class);
     /** How often a dispatcher waiting for room looks at the queue's length (one XLEN). */
@@ -66,7 +66,7 @@ public class Dispatcher {
      * milliseconds instead of at the next tick. Nudges coalesce: while one waits, more add nothing; if
      * another replica holds the lock, the run waits (woken by its release) up to one interval.
      */
-    public void nudge() {
+    void nudge() {
         if (enabled && nudgePending.compareAndSet(false, true)) {
             nudges.execute(() -> {
                 nudgePending.set(false);

@@ -21,7 +21,7 @@ import io.taskfence.store.TaskStoreException;
  * with a warning, for the next tick to try again, rather than failing with a stack trace every tick.
  */
 @ApplicationScoped
-public class FencedJobs {
+class FencedJobs {
 
     private static final Logger LOG = Logger.getLogger(FencedJobs.class);
 

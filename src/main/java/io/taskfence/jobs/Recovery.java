@@ -18,7 +18,7 @@ import io.taskfence.task.transition.LeaseRecovery;
  * back to PENDING, and PROCESSING tasks whose worker stopped heartbeating count a failed attempt.
  */
 @ApplicationScoped
-public class Recovery {
+class Recovery {
 
     private static final Logger LOG = Logger.getLogger(Recovery.class);
 

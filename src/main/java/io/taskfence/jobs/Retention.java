@@ -26,7 +26,7 @@ import io.taskfence.task.TaskStatus;
  * {@code taskfence.retention.dispatch.log.deleted}.
  */
 @ApplicationScoped
-public class Retention {
+class Retention {
 
     private static final Logger LOG = Logger.getLogger(Retention.class);
 

@@ -32,7 +32,7 @@ import io.taskfence.task.transition.TransitionMeters;
  * transaction, only from the version that was read; a stale token writes nothing.
  */
 @ApplicationScoped
-public class ScheduleOccurrences {
+class ScheduleOccurrences {
 
     /** Schedules taken per look at the table; a run goes on while it finds full batches and holds the lock. */
     static final int BATCH = 100;
@@ -77,7 +77,7 @@ public class ScheduleOccurrences {
      * @return the tasks made
      * @throws StaleFenceException if PostgreSQL refused the token; the schedule it was at is unchanged
      */
-    public int materialiseDue(FenceToken fence, FencedLease held, Instant now) {
+    int materialiseDue(FenceToken fence, FencedLease held, Instant now) {
         int made = 0;
         for (int batch = 0; batch < BATCHES_PER_RUN; batch++) {
             List<Schedule> due = schedules.due(now, BATCH);
