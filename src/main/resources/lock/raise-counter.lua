@@ -1,5 +1,5 @@
 -- Raise a lock's token counter to at least a floor: the repair after Redis lost the counter while
--- PostgreSQL kept the newest token (DESIGN section 3). Never lowers it.
+-- PostgreSQL kept the newest token (DESIGN.md, "Fencing (PostgreSQL)"). Never lowers it.
 -- KEYS[1]  fence counter  taskfence:fence:{name}
 -- ARGV[1]  floor          the newest token PostgreSQL has seen for this lock
 -- Returns  1              the counter was below the floor (or missing) and now equals it

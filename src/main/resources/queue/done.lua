@@ -1,4 +1,4 @@
--- Acknowledge and delete handled messages in one round trip (DESIGN section 4): their claims committed
+-- Acknowledge and delete handled messages in one round trip (DESIGN.md, "Queue (Redis)"): their claims committed
 -- or were refused, so no consumer needs them again, and the stream stays as short as its backlog.
 -- KEYS[1]  queue stream    taskfence:queue:{dispatch}
 -- ARGV[1]  consumer group  workers

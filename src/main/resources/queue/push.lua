@@ -1,4 +1,4 @@
--- Append task ids to the queue, only while the pusher still holds the dispatch lock (DESIGN section 4):
+-- Append task ids to the queue, only while the pusher still holds the dispatch lock (DESIGN.md, "Queue (Redis)"):
 -- a dispatcher that lost its lease between its commit and its push cannot push.
 -- KEYS[1]  dispatch lock  taskfence:lock:{dispatch}
 -- KEYS[2]  queue stream   taskfence:queue:{dispatch}  (same hash tag: one Cluster slot)

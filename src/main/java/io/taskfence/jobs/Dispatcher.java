@@ -75,7 +75,7 @@ class Dispatcher {
         }
     }
 
-    /** Another room made tasks due (a submission, a resumed type). */
+    /** Another room made tasks due: a submission, a resumed type, a limited type's task that ended. */
     void onDue(@Observes TasksBecameDue event) {
         nudge();
     }

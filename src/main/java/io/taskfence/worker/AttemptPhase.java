@@ -1,8 +1,10 @@
 package io.taskfence.worker;
 
 /**
- * Where the attempt is. WAITING → RUNNING → FINISHED → RECORDING is the way of an outcome that gets written;
- * any of the first three may end in LOST or HANDED_BACK instead, which write nothing more (the first end wins).
+ * Where an {@link Attempt} is. WAITING → RUNNING → FINISHED → RECORDING is the way of an outcome that gets written;
+ * any of the first three may end in LOST or HANDED_BACK instead, which write nothing more (the first end wins). A
+ * RECORDING attempt can still be marked LOST (a heartbeat in flight was refused) or HANDED_BACK (shutdown): its
+ * outcome is being written regardless; only a hand-back reads it, and skips a LOST attempt.
  */
 enum AttemptPhase {
     /** Claimed, the lease held, waiting for a worker thread. */

@@ -35,7 +35,7 @@ public class GroupedSubmissions {
     }
 
     /**
-     * Client → PENDING, as {@link Submissions#submit} does it, in the next group's insert.
+     * Client → PENDING, as {@link Submissions#submitEach} does it, in the next group's insert.
      *
      * @throws IdempotencyKeyReusedException if the key names a task made by a different request
      * @throws OverQuotaException if the owner has as many unfinished tasks as its quota allows
