@@ -13,7 +13,12 @@ bench_table() {
       print "| measure | Taskfence | peer or ceiling | Taskfence ÷ peer |"
       print "|---|---|---|---|"
       printf "| drain %d pre-loaded `noop` tasks, 3 replicas × 8 workers, 24 claimed ahead (tasks/s) | %s | db-scheduler 16.12, lock-and-fetch, 3 × 8: %s | %s |\n", tasks, f("drain.taskfence", 0), f("drain.dbscheduler", 0), ratio("drain.taskfence", "drain.dbscheduler")
+      printf "| the same, cold: the first drain of replicas (and peer) just started (tasks/s) | %s | db-scheduler, first drain of its JVM: %s | %s |\n", f("drain.taskfence.cold", 0), f("drain.dbscheduler.cold", 0), ratio("drain.taskfence.cold", "drain.dbscheduler.cold")
+      printf "| warm drain, per task: PostgreSQL CPU / CPU of the 3 replicas (µs) | %s / %s | | |\n", f("drain.per_task.postgres_cpu_us", 0), f("drain.per_task.replicas_cpu_us", 0)
+      printf "| warm drain, per task: WAL bytes / WAL records | %s / %s | | |\n", f("drain.per_task.wal_bytes", 0), f("drain.per_task.wal_records", 1)
+      printf "| warm drain: HOT share of row updates of the task table | %s | | |\n", f("drain.per_task.hot_ratio", 2)
       printf "| REST submit, one task a request, wrk 2 threads × 32 connections (requests/s) | %s | trivial endpoint, same replica: %s | %s |\n", f("submit.single", 0), f("submit.trivial", 0), ratio("submit.single", "submit.trivial")
+      printf "| the same against the durable single-insert rate of this PostgreSQL (inserts/s) | %s | pgbench, one task-shaped INSERT a transaction, 32 clients: %s | %s |\n", f("submit.single", 0), f("submit.pgbench_insert", 0), ratio("submit.single", "submit.pgbench_insert")
       printf "| REST bulk submit, 1,000 tasks a request (tasks/s) | %s | | |\n", f("submit.bulk", 0)
       printf "| submit → start on an idle 3-replica cluster, p50 / p99 (ms, PostgreSQL clock) | %s / %s | | |\n", f("latency.p50", 1), f("latency.p99", 1)
       split("1 8 64", t, " ")
@@ -31,12 +36,35 @@ run_bench() { # run_bench TASKS WARM_UPS SECONDS: Taskfence's benchmarks (failsa
   bench_table "$tasks"
 }
 
-run_peers() { # run_peers TASKS WARM_UPS SECONDS: the peers' benchmarks (bench/), adding to target/bench/results.tsv
+run_peers() { # run_peers TASKS WARM_UPS SECONDS: the peers' benchmarks (bench/) and pgbench, adding to target/bench/results.tsv
   ./mvnw -B -q -f bench/pom.xml package -DskipTests
   "$JAVA_HOME/bin/java" -cp "$(cat bench/target/classpath.txt):bench/target/classes" io.taskfence.bench.peers.Peers \
     --tasks "$1" --warm-ups "$2" --seconds "$3" --results target/bench/results.tsv
+  run_pgbench "$3"
   log "on $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(psql -h 127.0.0.1 \
     -U postgres -d postgres -tAc 'show server_version' | cut -d' ' -f1) PostgreSQL, Redis $(redis-server --version \
     | sed -E 's/.*v=([^ ]+).*/\1/'), JDK $("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 \
     | sed -n 's/^ *java.version = //p')"
+}
+
+# The ceiling of REST submit: how many durable single-row inserts of a task-shaped row this PostgreSQL commits a
+# second (pgbench, 32 clients, one INSERT a transaction), into a schema of its own that is dropped afterwards.
+run_pgbench() { # run_pgbench SECONDS
+  local schema="taskfence_pgbench_$$" script tps
+  script=$(mktemp)
+  psql -h 127.0.0.1 -U postgres -d test -qX -v ON_ERROR_STOP=1 -c "create schema $schema" -c "create table $schema.tasks (
+    id uuid primary key, type text not null, payload jsonb not null, status text not null default 'PENDING',
+    attempt int not null default 0, max_attempts int not null, priority int not null default 0,
+    run_at timestamptz not null default now(), created_at timestamptz not null default now(),
+    updated_at timestamptz not null default now(), owner text)"
+  echo "insert into $schema.tasks (id, type, payload, max_attempts) values (gen_random_uuid(), 'noop', '{\"n\": 1}', 5);" \
+    > "$script"
+  tps=$(pgbench -h 127.0.0.1 -U postgres -n -c 32 -j 2 -T "$1" -f "$script" test 2>/dev/null \
+    | sed -n 's/^tps = \([0-9.]*\) .*/\1/p') || true
+  PGOPTIONS="-c client_min_messages=warning" psql -h 127.0.0.1 -U postgres -d test -qX -c "drop schema $schema cascade"
+  rm -f "$script"
+  log "pgbench: ${tps:-no figure} single-insert transactions/s (32 clients, $1 s)"
+  if [ -n "$tps" ]; then
+    printf 'submit.pgbench_insert\t%s\n' "$tps" >> target/bench/results.tsv
+  fi
 }

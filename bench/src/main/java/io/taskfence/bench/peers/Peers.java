@@ -8,7 +8,8 @@ import java.util.List;
  * The peers Taskfence's benchmarks are compared with, run by {@code scripts/dev.sh bench}:
  * <ul>
  *   <li>{@code drain.dbscheduler}: N pre-loaded no-op executions drained by db-scheduler 16.12, lock-and-fetch,
- *       3 instances × 8 threads (tasks/s), against Taskfence's {@code drain.taskfence};</li>
+ *       3 instances × 8 threads (tasks/s), against Taskfence's {@code drain.taskfence};
+ *       {@code drain.dbscheduler.cold} the same, the first drain of the JVM, against {@code drain.taskfence.cold};</li>
  *   <li>{@code lock.redisson.T}, T = 1, 8, 64: Redisson {@code RLock} acquire + release pairs/s, against
  *       Taskfence's {@code lock.taskfence.T}.</li>
  * </ul>
@@ -70,9 +71,12 @@ public final class Peers {
                 options.tasks(), DbSchedulerDrain.INSTANCES, DbSchedulerDrain.THREADS);
         try (Cleanup cleanup = new Cleanup()) {
             BenchDatabase database = cleanup.add("drop database " + BenchDatabase.NAME, BenchDatabase.create());
-            // Untimed first, as often as Taskfence's replicas drain before they are timed: the JIT's warm-up is
-            // not what either side is measured on.
-            for (int warmUp = 0; warmUp < options.warmUps(); warmUp++) {
+            // The first drain in this fresh JVM is the cold one (what a deploy sees), timed on its own. Then as
+            // many drains as Taskfence's replicas make before they are timed warm: the JIT's warm-up is not what
+            // the warm figure measures.
+            DbSchedulerDrain.Result cold = new DbSchedulerDrain(database).run(options.tasks());
+            results.record("drain.dbscheduler.cold", cold.tasksPerSecond());
+            for (int warmUp = 1; warmUp < options.warmUps(); warmUp++) {
                 new DbSchedulerDrain(database).run(options.tasks());
             }
             DbSchedulerDrain.Result drain = new DbSchedulerDrain(database).run(options.tasks());
