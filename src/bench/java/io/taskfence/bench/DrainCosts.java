@@ -85,7 +85,8 @@ record DrainCosts(long postgresTicks, long replicaTicks, long walBytes, long wal
         BenchResults.record(prefix + ".wal_bytes", (double) (walBytes - before.walBytes) / tasks);
         BenchResults.record(prefix + ".wal_records", (double) (walRecords - before.walRecords) / tasks);
         long updated = updates - before.updates;
-        BenchResults.record(prefix + ".hot_ratio", updated == 0 ? 0 : (double) (hotUpdates - before.hotUpdates) / updated);
+        BenchResults.record(prefix + ".row_updates", (double) updated / tasks);
+        BenchResults.record(prefix + ".hot_ratio", updated == 0 ? Double.NaN : (double) (hotUpdates - before.hotUpdates) / updated);
     }
 
     private static double micros(long ticks) {

@@ -26,9 +26,14 @@ import io.taskfence.types.TypeLimits;
 @ApplicationScoped
 public class DispatchBatch {
 
-    /** The due tasks a batch may take, locked; completed by a condition on the type and {@link #DUE_ORDER}. */
+    /**
+     * The due tasks a batch may take; completed by a condition on the type and {@link #DUE_ORDER}. Not locked: the
+     * batch's UPDATE locks each row it moves and checks its status again, and a row lock taken here first would
+     * cost a WAL record of its own per task. Only one dispatcher runs at a time (the fence row's lock serialises
+     * their transactions); a row a cancel holds makes the UPDATE wait for that one statement, then skip the row.
+     */
     private static final String DUE_ROWS = "select id, priority, run_at from tasks where " + DUE + " ";
-    private static final String DUE_ORDER = "order by priority desc, run_at limit ? for update skip locked";
+    private static final String DUE_ORDER = "order by priority desc, run_at limit ?";
 
     private final TaskDatabase database;
     private final TransitionMeters meters;
@@ -42,8 +47,7 @@ public class DispatchBatch {
 
     /**
      * Due PENDING and FAILED → ENQUEUED, at most {@code limit}, highest priority then oldest {@code run_at}
-     * first, in one fenced transaction. Rows another transaction has locked are skipped, not waited for.
-     * Paused types are left out, and a limited type gets at most the room its limits leave ({@link
+     * first, in one fenced transaction. Paused types are left out, and a limited type gets at most the room its limits leave ({@link
      * DispatchRoom}): its due tasks are read by a select of their own, limited to that room, beside the select
      * of all other types, so that a type at its limit never takes the batch's places from the others.
      *
