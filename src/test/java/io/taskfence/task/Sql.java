@@ -54,4 +54,19 @@ public final class Sql {
             throw new IllegalStateException(e);
         }
     }
+
+    /** The text of the first column of the first row. */
+    public static String value(DataSource db, String sql, Object... parameters) {
+        try (Connection connection = db.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                return row.getString(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }
