@@ -22,7 +22,8 @@ record DrainCosts(long postgresTicks, long replicaTicks, long walBytes, long wal
 
     /** Clock ticks a second of /proc's CPU times; Linux reports in USER_HZ, 100 on every common build. */
     private static final double TICKS_PER_SECOND = 100;
-    private static final Duration STATS_SETTLE = Duration.ofSeconds(15);
+    private static final Duration STATS_QUIET = Duration.ofSeconds(11);
+    private static final Duration STATS_GIVE_UP = Duration.ofSeconds(40);
 
     /** Where the counters stand now; {@code replicaPids} are the replicas' processes. */
     static DrainCosts now(Connection db, List<Long> replicaPids) throws SQLException, IOException {
@@ -61,17 +62,19 @@ record DrainCosts(long postgresTicks, long replicaTicks, long walBytes, long wal
     }
 
     /**
-     * The counters once the servers' statistics have caught up: backends send theirs at most once a second while
-     * busy and within ten seconds once idle, so the updates are read until they stop changing.
+     * The counters once the servers' statistics have caught up: a backend sends its own at most once a second while
+     * busy, and within ten seconds ({@code PGSTAT_IDLE_INTERVAL}) once idle, so they are read until they have not
+     * changed for longer than that.
      */
     static DrainCosts settled(Connection db, List<Long> replicaPids) throws Exception {
         DrainCosts now = now(db, replicaPids);
-        long until = System.nanoTime() + STATS_SETTLE.toNanos();
-        while (System.nanoTime() - until < 0) {
-            Thread.sleep(2_000);
+        long stableSince = System.nanoTime();
+        long giveUpAt = stableSince + STATS_GIVE_UP.toNanos();
+        while (System.nanoTime() - stableSince < STATS_QUIET.toNanos() && System.nanoTime() - giveUpAt < 0) {
+            Thread.sleep(1_000);
             DrainCosts later = now(db, replicaPids);
-            if (later.updates == now.updates && later.walRecords == now.walRecords) {
-                return now;
+            if (later.updates != now.updates || later.walRecords != now.walRecords) {
+                stableSince = System.nanoTime();
             }
             now = later;
         }

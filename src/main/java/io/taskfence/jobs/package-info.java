@@ -1,7 +1,7 @@
 /**
  * Every leader-only job, one file each: Dispatcher, Recovery, Retention, ScheduleOccurrences; FencedJobs runs each
- * under its lock (JobLocks) and hands it its FenceToken; FenceRepair handles a refused token; DispatchDisabled
- * turns them all off on a replica.
+ * under its lock (JobLocks) and hands it its FenceToken; FenceRepair handles a refused token; DueNotifications
+ * wakes the dispatcher when others insert tasks; DispatchDisabled turns them all off on a replica.
  *
  * <p>May import schedule, task and its transitions, queue, lock, store. Only the edge rooms import it.
  */
