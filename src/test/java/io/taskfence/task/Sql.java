@@ -42,17 +42,7 @@ public final class Sql {
     }
 
     public static long count(DataSource db, String sql, Object... parameters) {
-        try (Connection connection = db.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                statement.setObject(i + 1, parameters[i]);
-            }
-            try (ResultSet row = statement.executeQuery()) {
-                row.next();
-                return row.getLong(1);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return Long.parseLong(value(db, sql, parameters));
     }
 
     /** The text of the first column of the first row. */
