@@ -7,12 +7,15 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
+
+import com.fasterxml.jackson.databind.JsonNode;
 
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.Task;
@@ -190,7 +193,10 @@ public class Submissions {
             return List.of();
         }
         UUID[] ids = occurrences.stream().map(any -> UUID.randomUUID()).toArray(UUID[]::new);
-        return insert(connection, ids, occurrences, occurrences.stream().map(task -> rows.write(task.payload())).toList());
+        // A schedule's occurrences share one payload: written once, not once per occurrence (up to 1,000).
+        Map<JsonNode, String> written = new IdentityHashMap<>();
+        return insert(connection, ids, occurrences,
+                occurrences.stream().map(task -> written.computeIfAbsent(task.payload(), rows::write)).toList());
     }
 
     /**
