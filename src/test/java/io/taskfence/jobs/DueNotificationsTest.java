@@ -23,15 +23,18 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
+import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.scheduler.Scheduler;
 import io.quarkus.scheduler.Trigger;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.taskfence.lock.LockSettings;
 import io.taskfence.queue.TaskQueue;
 import io.taskfence.task.Sql;
 import io.taskfence.testing.PostgresSchema;
 import io.taskfence.testing.TestServers;
+import io.vertx.mutiny.redis.client.Response;
 
 /**
  * A task inserted by plain SQL, by anything but Taskfence, is dispatched at once, not at the next tick: the insert
@@ -58,6 +61,10 @@ class DueNotificationsTest {
     TaskQueue queue;
     @Inject
     DataSource db;
+    @Inject
+    RedisDataSource redis;
+    @Inject
+    LockSettings settings;
 
     private final List<UUID> made = new ArrayList<>();
 
@@ -73,6 +80,7 @@ class DueNotificationsTest {
 
         UUID bySql = insert(foreignConnection());
         await().atMost(Duration.ofSeconds(20)).until(() -> status(bySql).equals("ENQUEUED"));
+        awaitQueued(bySql);
     }
 
     @Test
@@ -82,8 +90,8 @@ class DueNotificationsTest {
             try (Statement listen = listening.createStatement()) {
                 listen.execute("listen \"" + channel + "\"");
             }
-            insert(db.getConnection()); // Taskfence's own connection: its application name is 'taskfence'
-            insert(foreignConnection());
+            UUID byTaskfence = insert(db.getConnection()); // its application name is 'taskfence'
+            UUID bySql = insert(foreignConnection());
             // Delivered in commit order: once the second insert's notification is in, the first's would be too.
             PGConnection notifications = listening.unwrap(PGConnection.class);
             List<PGNotification> received = new ArrayList<>();
@@ -95,7 +103,18 @@ class DueNotificationsTest {
                 return !received.isEmpty();
             });
             assertEquals(List.of(channel), received.stream().map(PGNotification::getName).toList());
+            awaitQueued(byTaskfence, bySql); // the run the notification started took both
         }
+    }
+
+    /**
+     * Until the tasks are ENQUEUED and their messages pushed: after that no dispatch run touches them (the tick is an
+     * hour away), so the clean-up cannot race a push.
+     */
+    private void awaitQueued(UUID... tasks) {
+        List<UUID> ids = List.of(tasks);
+        await().atMost(Duration.ofSeconds(20)).until(() -> ids.stream().allMatch(id -> status(id).equals("ENQUEUED"))
+                && queue.queuedTaskIds().containsAll(ids));
     }
 
     /** A connection to the application's schema as another program would make it, without its application name. */
@@ -119,8 +138,22 @@ class DueNotificationsTest {
         return Sql.value(db, "select status from tasks where id = ?", id);
     }
 
+    /**
+     * No worker runs here to take the messages of the tasks dispatched: they are removed with their tasks, or the next
+     * test class would find messages whose tasks are gone (QueueDepthTest compares the two; CI once failed so, when a
+     * push came after the tasks had been deleted).
+     */
     @AfterEach
-    void removeTheTasks() {
+    void removeTheTasksAndTheirMessages() {
+        List<TaskQueue.Message> theirs = new ArrayList<>();
+        for (Response entry : redis.execute("XRANGE", settings.keyPrefix() + ":queue:{" + TaskQueue.DISPATCH_LOCK + "}",
+                "-", "+")) {
+            UUID task = UUID.fromString(entry.get(1).get(1).toString()); // the entry's fields: task <id>
+            if (made.contains(task)) {
+                theirs.add(new TaskQueue.Message(entry.get(0).toString(), task));
+            }
+        }
+        queue.done(theirs);
         Sql.run(db, "delete from tasks where id = any(?)", (Object) made.toArray(UUID[]::new));
     }
 }
