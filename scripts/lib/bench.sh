@@ -13,6 +13,7 @@ bench_table() {
       print "| measure | Taskfence | peer or ceiling | Taskfence ÷ peer |"
       print "|---|---|---|---|"
       printf "| drain %d pre-loaded `noop` tasks, 3 replicas × 8 workers, 24 claimed ahead (tasks/s) | %s | db-scheduler 16.12, lock-and-fetch, 3 × 8: %s | %s |\n", tasks, f("drain.taskfence", 0), f("drain.dbscheduler", 0), ratio("drain.taskfence", "drain.dbscheduler")
+      printf "| the same, warm, %d tasks (tasks/s) | %s | db-scheduler, the same: %s | %s |\n", 5 * tasks, f("drain.taskfence.large", 0), f("drain.dbscheduler.large", 0), ratio("drain.taskfence.large", "drain.dbscheduler.large")
       printf "| the same, cold: the first drain of replicas (and peer) just started (tasks/s) | %s | db-scheduler, first drain of its JVM: %s | %s |\n", f("drain.taskfence.cold", 0), f("drain.dbscheduler.cold", 0), ratio("drain.taskfence.cold", "drain.dbscheduler.cold")
       printf "| warm drain, per task: PostgreSQL CPU / CPU of the 3 replicas (µs) | %s / %s | | |\n", f("drain.per_task.postgres_cpu_us", 0), f("drain.per_task.replicas_cpu_us", 0)
       printf "| warm drain, per task: WAL bytes / WAL records | %s / %s | | |\n", f("drain.per_task.wal_bytes", 0), f("drain.per_task.wal_records", 1)

@@ -115,12 +115,13 @@ class Dispatcher {
                 continue;
             }
             waiting = false;
-            List<UUID> ids = transitions.enqueueDue(fence, room);
+            DispatchBatch.Batch batch = transitions.enqueueDue(fence, room);
+            List<UUID> ids = batch.enqueued();
             if (!ids.isEmpty() && !queue.push(held, ids)) {
                 LOG.warnf("dispatch lost its lock between commit and push; %d tasks wait for recovery", ids.size());
                 return;
             }
-            if (ids.size() < room) {
+            if (batch.taken() < room) {
                 return; // none left due
             }
         }

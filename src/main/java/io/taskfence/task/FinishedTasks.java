@@ -67,7 +67,8 @@ public class FinishedTasks {
                     + "for update skip locked), "
                     + "gone as (delete from tasks where id = any(array(select id from old)) and status = ? "
                     + "and updated_at < now() - ? * interval '1 millisecond' returning id), "
-                    + "history as (delete from task_events where task_id = any(array(select id from gone))) "
+                    + "history as (delete from task_event_log where task_id = any(array(select id from gone))), "
+                    + "off_path as (delete from tasks_off_path where task_id = any(array(select id from gone))) "
                     + "select (select count(*) from gone), (select count(*) from old), last.created_at, last.id "
                     + "from (select 1) as one left join (select created_at, id from old order by created_at desc, id desc "
                     + "limit 1) as last on true")) {

@@ -16,8 +16,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import io.taskfence.store.TaskStoreException;
 
 /**
- * Reads a task's history, the {@code task_events} rows that the table's triggers write in each transition's own
- * transaction (migration V8): so every committed status change is there, and none that did not commit.
+ * Reads a task's history from the view {@code task_events} (migration V13): the events the triggers stored in each
+ * transition's own transaction, and those of the happy path that the task's row implies (DESIGN.md, "History"); so
+ * every committed status change is there, and none that did not commit.
  */
 @ApplicationScoped
 public class TaskHistory {

@@ -80,8 +80,9 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
      */
     static Map<String, Long> inFlight(Connection connection, Set<String> types) throws SQLException {
         Map<String, Long> counts = new HashMap<>();
-        try (PreparedStatement count = connection.prepareStatement("select type, count(*) from tasks "
-                + "where status in ('ENQUEUED', 'PROCESSING') and type = any(?) group by type")) {
+        try (PreparedStatement count = connection.prepareStatement("select tasks.type, count(*) from tasks_in_flight "
+                + "join tasks on id = task_id where tasks_in_flight.type = any(?) and status in ('ENQUEUED', 'PROCESSING') "
+                + "group by tasks.type")) {
             count.setArray(1, connection.createArrayOf("text", types.toArray()));
             try (ResultSet row = count.executeQuery()) {
                 while (row.next()) {
@@ -107,7 +108,8 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
             return counts;
         }
         try (PreparedStatement sum = connection.prepareStatement("select w.type, "
-                + "(select count(*) from tasks t where t.status = 'ENQUEUED' and t.type = w.type) "
+                + "(select count(*) from tasks_in_flight f join tasks t on t.id = f.task_id where f.type = w.type "
+                + "and t.status = 'ENQUEUED') "
                 + "+ (select coalesce(sum(s.tasks), 0) from type_starts s where s.type = w.type "
                 + "and s.at > ?::timestamptz - w.window_ms * interval '1 millisecond') "
                 + "from unnest(?::text[], ?::bigint[]) as w(type, window_ms)")) {

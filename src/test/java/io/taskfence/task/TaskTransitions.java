@@ -88,7 +88,7 @@ public class TaskTransitions {
     }
 
     public List<UUID> enqueueDue(FenceToken fence, int limit) {
-        return dispatch.enqueueDue(fence, limit);
+        return dispatch.enqueueDue(fence, limit).enqueued();
     }
 
     public boolean anyDue() {

@@ -40,7 +40,8 @@ public class AttemptTransitions {
             + "where id = any(?) and status = 'ENQUEUED' order by id for update), "
             + "claimed as (update tasks set status = 'PROCESSING', attempt = attempt + 1, "
             + "worker = ? || '/' || gen_random_uuid(), lease_until = now() + ? * interval '1 millisecond', "
-            + "updated_at = now() from claimable where tasks.id = claimable.id and tasks.status = 'ENQUEUED' "
+            + "started_at = now(), updated_at = now() from claimable where tasks.id = claimable.id "
+            + "and tasks.status = 'ENQUEUED' "
             + "returning tasks.id, type, payload, attempt, worker, "
             + "extract(epoch from now() - created_at) as waited_seconds) ";
     private static final String CLAIM = CLAIMED + "select * from claimed";
@@ -142,11 +143,14 @@ public class AttemptTransitions {
                 .toList();
         List<TransitionMeters.Moved> moved = new ArrayList<>();
         Set<String> completed = database.inConnection(connection -> {
-            try (PreparedStatement complete = connection.prepareStatement("update tasks set status = 'SUCCEEDED', "
-                    + "result = done.result::jsonb, lease_until = null, updated_at = now() "
+            // The task leaves tasks_in_flight in the same statement (the happy path's bookkeeping, DESIGN.md, "Storage").
+            try (PreparedStatement complete = connection.prepareStatement("with succeeded as (update tasks "
+                    + "set status = 'SUCCEEDED', result = done.result::jsonb, lease_until = null, updated_at = now() "
                     + "from unnest(?::uuid[], ?::int[], ?::text[], ?::text[]) as done(id, attempt, worker, result) "
                     + "where tasks.id = done.id and tasks.status = 'PROCESSING' and tasks.attempt = done.attempt "
-                    + "and tasks.worker = done.worker returning tasks.worker, tasks.type")) {
+                    + "and tasks.worker = done.worker returning tasks.id, tasks.worker, tasks.type), "
+                    + "landed as (delete from tasks_in_flight where task_id = any(array(select id from succeeded))) "
+                    + "select worker, type from succeeded")) {
                 complete.setArray(1, connection.createArrayOf("uuid",
                         ordered.stream().map(completion -> completion.claim().taskId()).toArray()));
                 complete.setArray(2, connection.createArrayOf("int4",

@@ -27,12 +27,14 @@ import io.taskfence.types.TypeLimits;
 public class DispatchBatch {
 
     /**
-     * The due tasks a batch may take; completed by a condition on the type and {@link #DUE_ORDER}. Not locked: the
-     * batch's UPDATE locks each row it moves and checks its status again, and a row lock taken here first would
-     * cost a WAL record of its own per task. Only one dispatcher runs at a time (the fence row's lock serialises
-     * their transactions); a row a cancel holds makes the UPDATE wait for that one statement, then skip the row.
+     * The due rows a batch may take, from {@code tasks_due} (DESIGN.md, "Storage"): a row per waiting task; completed
+     * by a condition on the type and {@link #DUE_ORDER}. Not locked: only one dispatcher runs at a time (the fence
+     * row's lock serialises their transactions), and the batch's UPDATE locks each task it moves and checks its
+     * status and run_at again; a cancel that commits meanwhile has deleted its task's row, and the update moves
+     * nothing.
      */
-    private static final String DUE_ROWS = "select id, priority, run_at from tasks where " + DUE + " ";
+    private static final String DUE_ROWS = "select task_id, priority, run_at from tasks_due "
+            + "where run_at <= now() ";
     private static final String DUE_ORDER = "order by priority desc, run_at limit ?";
 
     private final TaskDatabase database;
@@ -51,31 +53,40 @@ public class DispatchBatch {
      * DispatchRoom}): its due tasks are read by a select of their own, limited to that room, beside the select
      * of all other types, so that a type at its limit never takes the batch's places from the others.
      *
-     * @return the ids moved, in the order to push them to the queue
+     * @return the ids moved and how many due rows the batch used up
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was moved
      */
-    public List<UUID> enqueueDue(FenceToken fence, int limit) {
+    public Batch enqueueDue(FenceToken fence, int limit) {
         record Enqueued(UUID id, String type) {
         }
-        List<Enqueued> enqueued = database.fenced(fence, connection -> {
+        record Moved(int taken, List<Enqueued> enqueued) {
+        }
+        Moved moved = database.fenced(fence, connection -> {
             DispatchRoom room = DispatchRoom.read(connection, limits);
             List<String> limitedTypes = List.copyOf(room.room().keySet());
-            // Each select reads in the order of the index tasks_due and the batch is updated through the
+            // Each select reads in the order of the index tasks_due_order and the batch is updated through the
             // primary key: a join of the two would let the planner scan the whole table for a few hundred rows.
             StringBuilder sql = new StringBuilder("with general as (" + DUE_ROWS + "and type <> all(?) " + DUE_ORDER + ")");
             for (int i = 0; i < limitedTypes.size(); i++) {
                 sql.append(", limited").append(i).append(" as (").append(DUE_ROWS).append("and type = ? ")
                         .append(DUE_ORDER).append(")");
             }
-            sql.append(", due as (select id from (select * from general");
+            sql.append(", due as (select task_id from (select * from general");
             for (int i = 0; i < limitedTypes.size(); i++) {
                 sql.append(" union all select * from limited").append(i);
             }
+            // Each task's row is locked (by the update) before its tasks_due row (by the delete that reads the
+            // update's output), the order in which the triggers of every other transition take them: a cancel
+            // racing this batch waits for it, or it for the cancel, never both.
             sql.append(") as any_type order by priority desc, run_at limit ?), "
-                    + "moved as (update tasks set status = 'ENQUEUED', fence = ?, enqueues = enqueues + 1, updated_at = now() "
-                    + "where id = any(array(select id from due)) and status in ('PENDING', 'FAILED') "
-                    + "returning id, type, priority, run_at) "
-                    + "select id, type from moved order by priority desc, run_at");
+                    + "moved as (update tasks set status = 'ENQUEUED', fence = ?, enqueues = enqueues + 1, "
+                    + "enqueued_at = now(), updated_at = now() where id = any(array(select task_id from due)) "
+                    + "and " + DUE + " returning id, type, priority, run_at), "
+                    + "taken as (delete from tasks_due where task_id in (select id from moved)), "
+                    + "in_flight as (insert into tasks_in_flight (task_id, type) select id, type from moved "
+                    + "on conflict (task_id) do nothing) "
+                    + "select found.rows, moved.id, moved.type from (select count(*) as rows from due) as found "
+                    + "left join moved on true order by moved.priority desc, moved.run_at");
             try (PreparedStatement enqueue = connection.prepareStatement(sql.toString())) {
                 int parameter = 1;
                 enqueue.setArray(parameter++, connection.createArrayOf("text", room.excluded().toArray()));
@@ -87,9 +98,13 @@ public class DispatchBatch {
                 enqueue.setInt(parameter++, limit);
                 enqueue.setLong(parameter, fence.token());
                 List<Enqueued> batch = new ArrayList<>();
-                try (ResultSet moved = enqueue.executeQuery()) {
-                    while (moved.next()) {
-                        batch.add(new Enqueued(moved.getObject(1, UUID.class), moved.getString(2)));
+                int taken = 0;
+                try (ResultSet row = enqueue.executeQuery()) {
+                    while (row.next()) {
+                        taken = row.getInt(1);
+                        if (row.getObject(2) != null) {
+                            batch.add(new Enqueued(row.getObject(2, UUID.class), row.getString(3)));
+                        }
                     }
                 }
                 if (!batch.isEmpty()) {
@@ -98,19 +113,31 @@ public class DispatchBatch {
                 if (!limits.rated().isEmpty()) {
                     room.forgetOldStarts(connection);
                 }
-                return batch;
+                return new Moved(taken, batch);
             }
         });
         // Committed: database.fenced() returns only after the commit.
-        meters.moved(enqueued.stream().map(row -> new TransitionMeters.Moved(TaskStatus.ENQUEUED, row.type())).toList());
-        return enqueued.stream().map(Enqueued::id).toList();
+        meters.moved(moved.enqueued().stream().map(row -> new TransitionMeters.Moved(TaskStatus.ENQUEUED, row.type()))
+                .toList());
+        return new Batch(moved.enqueued().stream().map(Enqueued::id).toList(), moved.taken());
+    }
+
+    /**
+     * What one batch did.
+     *
+     * @param enqueued the ids moved to ENQUEUED, in the order to push them to the queue
+     * @param taken how many due tasks it found, those cancelled meanwhile included: fewer than the batch's limit
+     *        means none was left due
+     */
+    public record Batch(List<UUID> enqueued, int taken) {
     }
 
     /** Whether any task of an unpaused type is due for dispatch. */
     public boolean anyDue() {
         return database.inConnection(connection -> {
-            try (PreparedStatement due = connection.prepareStatement("select exists (select 1 from tasks where " + DUE
-                    + " and type not in (select type from paused_types))"); ResultSet row = due.executeQuery()) {
+            try (PreparedStatement due = connection.prepareStatement("select exists (select 1 from tasks_due "
+                    + "where run_at <= now() and type not in (select type from paused_types))");
+                    ResultSet row = due.executeQuery()) {
                 row.next();
                 return row.getBoolean(1);
             }

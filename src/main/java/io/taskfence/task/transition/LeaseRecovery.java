@@ -43,8 +43,9 @@ public class LeaseRecovery {
     public int requeueStaleEnqueued(FenceToken fence, Duration timeout, Collection<UUID> stillQueued) {
         List<TransitionMeters.Moved> requeued = database.fenced(fence, connection -> {
             try (PreparedStatement requeue = connection.prepareStatement("with stale as (select id from tasks "
-                    + "where status = 'ENQUEUED' and updated_at < now() - ? * interval '1 millisecond' and id <> all(?) "
-                    + "order by id for update skip locked) "
+                    + "join tasks_in_flight on task_id = id where status = 'ENQUEUED' "
+                    + "and updated_at < now() - ? * interval '1 millisecond' and id <> all(?) "
+                    + "order by id for update of tasks skip locked) "
                     + "update tasks set status = 'PENDING', updated_at = now() "
                     + "where id = any(array(select id from stale)) and status = 'ENQUEUED' returning status, type")) {
                 requeue.setLong(1, timeout.toMillis());
@@ -68,7 +69,8 @@ public class LeaseRecovery {
     public int failExpiredLeases(FenceToken fence, Duration backoffBase, Duration backoffCap) {
         List<TransitionMeters.Moved> recovered = database.fenced(fence, connection -> {
             try (PreparedStatement recover = connection.prepareStatement("with expired as (select id from tasks "
-                    + "where status = 'PROCESSING' and lease_until < now() order by id for update skip locked) "
+                    + "join tasks_in_flight on task_id = id where status = 'PROCESSING' and lease_until < now() "
+                    + "order by id for update of tasks skip locked) "
                     + "update tasks set status = case when " + EXHAUSTED + " then 'DEAD' else 'FAILED' end, "
                     + "run_at = " + BACKOFF + ", "
                     + "last_error = 'processing lease expired: worker ' || coalesce(worker, '?') || ' stopped', "

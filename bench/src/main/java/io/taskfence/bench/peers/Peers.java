@@ -66,6 +66,9 @@ public final class Peers {
         }
     }
 
+    /** The large warm drain's size, in multiples of {@code --tasks}: 100,000 in a full run. */
+    private static final int LARGE_DRAIN = 5;
+
     private void drain() throws Exception {
         System.out.printf("[peers] db-scheduler: draining %d executions with %d instances × %d threads%n",
                 options.tasks(), DbSchedulerDrain.INSTANCES, DbSchedulerDrain.THREADS);
@@ -88,6 +91,11 @@ public final class Peers {
                         + " (%d duplicate runs)%n", drain.handled(), drain.tasks(), drain.handled() - drain.tasks());
             }
             results.record("drain.dbscheduler", drain.tasksPerSecond());
+            // A larger warm drain (Taskfence's DrainBenchIT drains as many): what a backlog five times the size costs.
+            DbSchedulerDrain.Result large = new DbSchedulerDrain(database).run(LARGE_DRAIN * options.tasks());
+            System.out.printf("[peers] db-scheduler drained %d executions in %.3f s%n",
+                    large.tasks(), large.drainTime().toNanos() / 1e9);
+            results.record("drain.dbscheduler.large", large.tasksPerSecond());
         }
     }
 

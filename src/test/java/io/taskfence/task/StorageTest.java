@@ -1,0 +1,205 @@
+package io.taskfence.task;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
+import io.taskfence.testing.TestServers;
+
+/**
+ * The storage under the state machine (DESIGN.md, "Storage"): the tables that stand in for an index on status hold
+ * exactly the tasks they should after every kind of transition has raced on the same tasks, and a listing by
+ * any status, which reads through them, finds exactly the tasks in it.
+ */
+@QuarkusTest
+@TestServers
+class StorageTest {
+
+    private static final int TASKS = 40;
+    private static final int RACERS = 8;
+    private static final int ROUNDS = 150;
+
+    @Inject
+    TaskTransitions transitions;
+    @Inject
+    TaskQueries queries;
+    @Inject
+    TaskFixtures fixtures;
+    @Inject
+    DataSource db;
+
+    @Test
+    void racingTransitionsLeaveADueRowPerWaitingTaskAndAnInFlightRowPerQueuedOrRunningOne() throws Exception {
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < TASKS; i++) {
+            ids.add(fixtures.pending(100, null).id());
+        }
+        ConcurrentLinkedQueue<Claim> held = new ConcurrentLinkedQueue<>();
+        String dispatchLock = "storage-race-" + UUID.randomUUID();
+        String recoveryLock = "storage-recovery-" + UUID.randomUUID();
+        AtomicInteger moves = new AtomicInteger();
+
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(RACERS);
+        try {
+            List<Future<?>> racers = new ArrayList<>();
+            for (int r = 0; r < RACERS; r++) {
+                String name = "racer-" + r;
+                racers.add(pool.submit(() -> {
+                    start.await();
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    for (int round = 0; round < ROUNDS; round++) {
+                        UUID id = ids.get(random.nextInt(ids.size()));
+                        int won = switch (random.nextInt(9)) {
+                            case 0 -> transitions.cancel(id).isPresent() ? 1 : 0;
+                            case 1 -> transitions.retry(id).isPresent() ? 1 : 0;
+                            case 2 -> transitions.enqueueDue(TaskFixtures.fence(dispatchLock, 1), 10).size();
+                            case 3 -> {
+                                List<UUID> batch = List.of(id, ids.get(random.nextInt(ids.size())));
+                                // A short lease for some, so that recovery has expired ones to fail.
+                                Duration lease = random.nextBoolean() ? TaskFixtures.LEASE : Duration.ofMillis(1);
+                                List<Claim> claimed = transitions.claim(batch, name, lease);
+                                held.addAll(claimed);
+                                yield claimed.size();
+                            }
+                            case 4 -> {
+                                Claim claim = held.poll();
+                                yield claim == null ? 0 : transitions.complete(List.of(new Completion(claim, null))).size();
+                            }
+                            case 5 -> {
+                                Claim claim = held.poll();
+                                yield claim == null ? 0 : transitions.fail(claim, "racing failure", random.nextInt(4) == 0,
+                                        Duration.ZERO, Duration.ZERO).isPresent() ? 1 : 0;
+                            }
+                            case 6 -> {
+                                Claim claim = held.poll();
+                                yield claim == null ? 0 : transitions.later(claim, Duration.ZERO).isPresent() ? 1 : 0;
+                            }
+                            case 7 -> transitions.failExpiredLeases(TaskFixtures.fence(recoveryLock, 1), Duration.ZERO,
+                                    Duration.ZERO);
+                            default -> transitions.requeueStaleEnqueued(TaskFixtures.fence(recoveryLock, 1),
+                                    Duration.ZERO, Set.of());
+                        };
+                        moves.addAndGet(won);
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> racer : racers) {
+                racer.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        assertTrue(moves.get() > TASKS * 3, "too few transitions won to prove anything: " + moves.get());
+        Map<String, Integer> statuses = new TreeMap<>();
+        for (UUID id : ids) {
+            TaskRow row = row(id);
+            statuses.merge(row.status(), 1, Integer::sum);
+            boolean waiting = Set.of("PENDING", "FAILED").contains(row.status());
+            boolean inFlight = Set.of("ENQUEUED", "PROCESSING").contains(row.status());
+            assertEquals(waiting ? 1 : 0, row.dueRows(), "task " + id + " " + row.status() + ": its tasks_due rows");
+            if (waiting) {
+                assertTrue(row.dueMatches(), "task " + id + ": its tasks_due row has another run_at or priority");
+            }
+            assertEquals(inFlight ? 1 : 0, row.inFlightRows(), "task " + id + " " + row.status() + ": its tasks_in_flight rows");
+            if (Set.of("FAILED", "DEAD", "CANCELLED").contains(row.status())) {
+                assertEquals(1, row.offPathRows(), "task " + id + " " + row.status() + ": no tasks_off_path row");
+            }
+        }
+        assertTrue(statuses.size() >= 4, "the race left too few statuses to prove anything: " + statuses);
+    }
+
+    @Test
+    void aListingByStatusFindsExactlyTheTasksInItWhateverTheyWentThrough() {
+        String owner = "storage-" + UUID.randomUUID();
+        // 0 stays PENDING; 1 ENQUEUED; 2 PROCESSING; 3 SUCCEEDED; 4 FAILED; 5 DEAD; 6 CANCELLED; 7 failed, then
+        // succeeded (its tasks_off_path row stays); 8 cancelled, then retried: PENDING again.
+        List<UUID> ids = new ArrayList<>(Collections.nCopies(9, (UUID) null));
+        for (int i = 1; i <= 7; i++) {
+            ids.set(i, submit(owner));
+        }
+        fixtures.enqueue(ids.subList(1, 8));
+        Map<UUID, Claim> claimOf = new HashMap<>();
+        transitions.claim(ids.subList(2, 8), "lister", TaskFixtures.LEASE).forEach(claim -> claimOf.put(claim.taskId(), claim));
+        assertEquals(6, claimOf.size());
+        List<Claim> claims = ids.stream().map(claimOf::get).toList();
+        UUID retried = ids.get(7);
+        transitions.fail(claims.get(7), "once", false, Duration.ZERO, Duration.ZERO).orElseThrow();
+        fixtures.enqueue(List.of(retried)); // the only one of the owner's tasks then due
+        assertTrue(transitions.complete(transitions.claim(retried, "lister", TaskFixtures.LEASE).orElseThrow(), null));
+        assertEquals(1, transitions.complete(List.of(new Completion(claims.get(3), null))).size());
+        transitions.fail(claims.get(4), "once", false, Duration.ZERO, Duration.ZERO).orElseThrow();
+        transitions.fail(claims.get(5), "for good", true, Duration.ZERO, Duration.ZERO).orElseThrow();
+        transitions.cancel(ids.get(6)).orElseThrow();
+        ids.set(0, submit(owner));
+        ids.set(8, submit(owner));
+        transitions.cancel(ids.get(8)).orElseThrow();
+        transitions.retry(ids.get(8)).orElseThrow();
+
+        for (TaskStatus status : TaskStatus.values()) {
+            Set<UUID> listed = new HashSet<>();
+            String after = null;
+            do {
+                TaskPage page = queries.page(TaskScope.ALL, owner, status, null, 2, after, Set.of());
+                page.items().forEach(task -> assertTrue(listed.add(task.id()), "listed twice: " + task.id()));
+                after = page.next();
+            } while (after != null);
+            Set<UUID> inTable = new HashSet<>();
+            Sql.rows(db, "select id from tasks where owner = '" + owner + "' and status = '" + status + "'",
+                    row -> inTable.add(row.getObject(1, UUID.class)));
+            assertEquals(inTable, listed, "the listing of " + status);
+            assertTrue(!inTable.isEmpty(), "no task of the test is " + status);
+        }
+    }
+
+    private UUID submit(String owner) {
+        return transitions.submit(new NewTask("noop", JsonNodeFactory.instance.objectNode(), 2, 0, null, null, null)
+                .ownedBy(owner)).task().id();
+    }
+
+    private record TaskRow(String status, long dueRows, boolean dueMatches, long inFlightRows, long offPathRows) {
+    }
+
+    private TaskRow row(UUID id) {
+        List<TaskRow> found = new ArrayList<>();
+        Sql.rows(db, "select t.status, (select count(*) from tasks_due d where d.task_id = t.id), "
+                + "exists (select 1 from tasks_due d where d.task_id = t.id and d.run_at = t.run_at "
+                + "and d.priority = t.priority), (select count(*) from tasks_in_flight f where f.task_id = t.id), "
+                + "(select count(*) from tasks_off_path o where o.task_id = t.id) from tasks t where t.id = '" + id + "'",
+                row -> found.add(new TaskRow(row.getString(1), row.getLong(2), row.getBoolean(3), row.getLong(4),
+                        row.getLong(5))));
+        return found.getFirst();
+    }
+}
