@@ -75,7 +75,8 @@ class DrainBenchIT {
                 OffsetDateTime committed = preload(db, tasks);
                 DrainCosts before = DrainCosts.now(db, pids); // the pre-load's WAL and CPU are not the drain's
                 awaitDrained(cluster, db, tasks);
-                DrainCosts after = DrainCosts.settled(db, pids);
+                DrainCosts end = DrainCosts.now(db, pids);
+                DrainCosts after = DrainCosts.settled(db, pids).withCpuOf(end);
                 Map<String, Long> outcomes = outcomes(db);
                 long ranOnce = Rows.count(db, "select count(*) from tasks where status = 'SUCCEEDED' and attempt = 1");
                 if (ranOnce != tasks || Rows.count(db, "select count(*) from tasks") != tasks) {

@@ -81,6 +81,14 @@ record DrainCosts(long postgresTicks, long replicaTicks, long walBytes, long wal
         return now;
     }
 
+    /**
+     * These counters with the CPU times of {@code end}: the CPU is counted until the drain was seen to end, not over
+     * the idle wait for the statistics, in which three idle replicas' timers would be counted against the drain.
+     */
+    DrainCosts withCpuOf(DrainCosts end) {
+        return new DrainCosts(end.postgresTicks, end.replicaTicks, walBytes, walRecords, updates, hotUpdates);
+    }
+
     /** Records, per task of a drain of {@code tasks} that ran from {@code before} to this, under {@code prefix}. */
     void recordSince(DrainCosts before, int tasks, String prefix) {
         BenchResults.record(prefix + ".postgres_cpu_us", micros(postgresTicks - before.postgresTicks) / tasks);
