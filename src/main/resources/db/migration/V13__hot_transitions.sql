@@ -60,8 +60,10 @@ drop trigger task_created on tasks;
 drop trigger task_moved on tasks;
 create trigger task_moved after update of status on tasks for each row
     when (old.status is distinct from new.status and not new.history_implied) execute function task_event();
--- task_event() (V11) inserts into task_events, now a view: it writes to the log instead.
-create or replace function task_event() returns trigger language plpgsql as $$
+-- task_event() (V11) inserts into task_events, now a view: it writes to the log instead. Every trigger function here
+-- names its tables unqualified, so each one runs with the search_path of this migration (the service's schema): an
+-- insert by a session whose search_path is another schema (psql, with the table named schema.tasks) still finds them.
+create or replace function task_event() returns trigger language plpgsql set search_path from current as $$
 begin
     insert into task_event_log (task_id, at, from_status, to_status, attempt, worker, error)
     values (new.id, new.updated_at, old.status, new.status, new.attempt,
@@ -73,7 +75,7 @@ end $$;
 -- Every status change but the three of the happy path, which do their own bookkeeping in their statements: writes
 -- the events the row implied so far and this one (new rows), clears what it wrote, leaves tasks_in_flight when the
 -- task stops being ENQUEUED or PROCESSING, and joins tasks_due when it waits again.
-create function task_left_happy_path() returns trigger language plpgsql as $$
+create function task_left_happy_path() returns trigger language plpgsql set search_path from current as $$
 begin
     if new.history_implied then
         if old.enqueued_at is not null then
@@ -118,7 +120,7 @@ create trigger task_left_happy_path before update of status on tasks for each ro
 
 -- A waiting task whose time or priority was changed in place (by SQL: Taskfence changes them only with its status)
 -- waits in tasks_due with the new ones.
-create function task_rescheduled() returns trigger language plpgsql as $$
+create function task_rescheduled() returns trigger language plpgsql set search_path from current as $$
 begin
     update tasks_due set priority = new.priority, run_at = new.run_at where task_id = new.id;
     return null;
@@ -130,7 +132,7 @@ create trigger task_rescheduled after update of run_at, priority on tasks for ea
 
 -- Inserted tasks wait for dispatch, whoever inserts them (SQL included); one call per statement. Also wakes the
 -- dispatchers as V12's trigger did.
-create function tasks_inserted() returns trigger language plpgsql as $$
+create function tasks_inserted() returns trigger language plpgsql set search_path from current as $$
 begin
     insert into tasks_due (task_id, priority, run_at, type)
         select id, priority, run_at, type from inserted where status in ('PENDING', 'FAILED');

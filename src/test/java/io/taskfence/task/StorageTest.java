@@ -55,6 +55,8 @@ class StorageTest {
     @Inject
     TaskFixtures fixtures;
     @Inject
+    TaskHistory history;
+    @Inject
     DataSource db;
 
     @Test
@@ -182,6 +184,29 @@ class StorageTest {
             assertEquals(inTable, listed, "the listing of " + status);
             assertTrue(!inTable.isEmpty(), "no task of the test is " + status);
         }
+    }
+
+    @Test
+    void aTaskInsertedAndCancelledBySqlFromAnotherSchemasSessionIsBookedInTheServicesSchema() throws Exception {
+        String schema = Sql.value(db, "select current_schema()");
+        UUID id = UUID.randomUUID();
+        // The triggers name their tables unqualified: they must find them in their own schema, whatever the
+        // session's search_path (an operator's psql, naming the table schema.tasks).
+        try (var connection = db.getConnection(); var statement = connection.createStatement()) {
+            statement.execute("set search_path = public");
+            try {
+                statement.execute("insert into \"" + schema + "\".tasks (id, type, payload, max_attempts) values ('"
+                        + id + "', 'noop', '{}', 3)");
+                assertEquals(1, Sql.count(db, "select count(*) from tasks_due where task_id = ?", id));
+                statement.execute("update \"" + schema + "\".tasks set status = 'CANCELLED' where id = '" + id + "'");
+            } finally {
+                statement.execute("reset search_path"); // the connection goes back to the pool
+            }
+        }
+        TaskRow row = row(id);
+        assertEquals(new TaskRow("CANCELLED", 0, false, 0, 1), row);
+        assertEquals(List.of(TaskStatus.PENDING, TaskStatus.CANCELLED),
+                history.events(id, TaskScope.ALL).orElseThrow().stream().map(TaskEvent::to).toList());
     }
 
     private UUID submit(String owner) {
