@@ -14,10 +14,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -70,59 +66,44 @@ class StorageTest {
         String recoveryLock = "storage-recovery-" + UUID.randomUUID();
         AtomicInteger moves = new AtomicInteger();
 
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(RACERS);
-        try {
-            List<Future<?>> racers = new ArrayList<>();
-            for (int r = 0; r < RACERS; r++) {
-                String name = "racer-" + r;
-                racers.add(pool.submit(() -> {
-                    start.await();
-                    ThreadLocalRandom random = ThreadLocalRandom.current();
-                    for (int round = 0; round < ROUNDS; round++) {
-                        UUID id = ids.get(random.nextInt(ids.size()));
-                        int won = switch (random.nextInt(9)) {
-                            case 0 -> transitions.cancel(id).isPresent() ? 1 : 0;
-                            case 1 -> transitions.retry(id).isPresent() ? 1 : 0;
-                            case 2 -> transitions.enqueueDue(TaskFixtures.fence(dispatchLock, 1), 10).size();
-                            case 3 -> {
-                                List<UUID> batch = List.of(id, ids.get(random.nextInt(ids.size())));
-                                // A short lease for some, so that recovery has expired ones to fail.
-                                Duration lease = random.nextBoolean() ? TaskFixtures.LEASE : Duration.ofMillis(1);
-                                List<Claim> claimed = transitions.claim(batch, name, lease);
-                                held.addAll(claimed);
-                                yield claimed.size();
-                            }
-                            case 4 -> {
-                                Claim claim = held.poll();
-                                yield claim == null ? 0 : transitions.complete(List.of(new Completion(claim, null))).size();
-                            }
-                            case 5 -> {
-                                Claim claim = held.poll();
-                                yield claim == null ? 0 : transitions.fail(claim, "racing failure", random.nextInt(4) == 0,
-                                        Duration.ZERO, Duration.ZERO).isPresent() ? 1 : 0;
-                            }
-                            case 6 -> {
-                                Claim claim = held.poll();
-                                yield claim == null ? 0 : transitions.later(claim, Duration.ZERO).isPresent() ? 1 : 0;
-                            }
-                            case 7 -> transitions.failExpiredLeases(TaskFixtures.fence(recoveryLock, 1), Duration.ZERO,
-                                    Duration.ZERO);
-                            default -> transitions.requeueStaleEnqueued(TaskFixtures.fence(recoveryLock, 1),
-                                    Duration.ZERO, Set.of());
-                        };
-                        moves.addAndGet(won);
+        Race.run(RACERS, racer -> {
+            String name = "racer-" + racer;
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int round = 0; round < ROUNDS; round++) {
+                UUID id = ids.get(random.nextInt(ids.size()));
+                int won = switch (random.nextInt(9)) {
+                    case 0 -> transitions.cancel(id).isPresent() ? 1 : 0;
+                    case 1 -> transitions.retry(id).isPresent() ? 1 : 0;
+                    case 2 -> transitions.enqueueDue(TaskFixtures.fence(dispatchLock, 1), 10).size();
+                    case 3 -> {
+                        List<UUID> batch = List.of(id, ids.get(random.nextInt(ids.size())));
+                        // A short lease for some, so that recovery has expired ones to fail.
+                        Duration lease = random.nextBoolean() ? TaskFixtures.LEASE : Duration.ofMillis(1);
+                        List<Claim> claimed = transitions.claim(batch, name, lease);
+                        held.addAll(claimed);
+                        yield claimed.size();
                     }
-                    return null;
-                }));
+                    case 4 -> {
+                        Claim claim = held.poll();
+                        yield claim == null ? 0 : transitions.complete(List.of(new Completion(claim, null))).size();
+                    }
+                    case 5 -> {
+                        Claim claim = held.poll();
+                        yield claim == null ? 0 : transitions.fail(claim, "racing failure", random.nextInt(4) == 0,
+                                Duration.ZERO, Duration.ZERO).isPresent() ? 1 : 0;
+                    }
+                    case 6 -> {
+                        Claim claim = held.poll();
+                        yield claim == null ? 0 : transitions.later(claim, Duration.ZERO).isPresent() ? 1 : 0;
+                    }
+                    case 7 -> transitions.failExpiredLeases(TaskFixtures.fence(recoveryLock, 1), Duration.ZERO,
+                            Duration.ZERO);
+                    default -> transitions.requeueStaleEnqueued(TaskFixtures.fence(recoveryLock, 1),
+                            Duration.ZERO, Set.of());
+                };
+                moves.addAndGet(won);
             }
-            start.countDown();
-            for (Future<?> racer : racers) {
-                racer.get();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        });
 
         assertTrue(moves.get() > TASKS * 3, "too few transitions won to prove anything: " + moves.get());
         Map<String, Integer> statuses = new TreeMap<>();

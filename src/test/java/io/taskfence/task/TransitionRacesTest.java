@@ -13,10 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.inject.Inject;
@@ -56,7 +52,7 @@ class TransitionRacesTest {
         List<UUID> ids = enqueued(TASKS);
         Winners winners = new Winners();
 
-        race(RACERS, racer -> {
+        Race.run(RACERS, racer -> {
             List<UUID> order = new ArrayList<>(ids);
             Collections.shuffle(order);
             for (UUID id : order) {
@@ -77,7 +73,7 @@ class TransitionRacesTest {
         List<UUID> ids = enqueued(TASKS);
         Winners winners = new Winners();
 
-        race(RACERS, racer -> {
+        Race.run(RACERS, racer -> {
             List<UUID> order = new ArrayList<>(ids);
             Collections.shuffle(order);
             for (int from = 0; from < order.size(); from += 25) {
@@ -100,7 +96,7 @@ class TransitionRacesTest {
         Set<String> written = ConcurrentHashMap.newKeySet();
         String lock = "recovery-" + UUID.randomUUID();
 
-        race(2, racer -> {
+        Race.run(2, racer -> {
             if (racer == 0) {
                 for (int from = 0; from < claims.size(); from += 10) {
                     List<Completion> batch = claims.subList(from, Math.min(claims.size(), from + 10)).stream()
@@ -131,7 +127,7 @@ class TransitionRacesTest {
         Set<UUID> cancelled = ConcurrentHashMap.newKeySet();
         Map<UUID, Claim> claimed = new ConcurrentHashMap<>();
 
-        race(2, racer -> {
+        Race.run(2, racer -> {
             for (UUID id : ids) {
                 if (racer == 0 && transitions.cancel(id).isPresent()) {
                     cancelled.add(id);
@@ -166,7 +162,7 @@ class TransitionRacesTest {
         Set<UUID> cancelled = ConcurrentHashMap.newKeySet();
         Set<UUID> completed = ConcurrentHashMap.newKeySet();
 
-        race(RACERS, racer -> {
+        Race.run(RACERS, racer -> {
             List<Claim> order = new ArrayList<>(claims);
             Collections.shuffle(order);
             for (int from = 0; from < order.size(); from += 10) {
@@ -213,7 +209,7 @@ class TransitionRacesTest {
         Set<UUID> completed = ConcurrentHashMap.newKeySet();
         String lock = "recovery-" + UUID.randomUUID();
 
-        race(2, racer -> {
+        Race.run(2, racer -> {
             if (racer == 0) {
                 for (Claim claim : claims) {
                     if (transitions.complete(claim, null)) {
@@ -245,7 +241,7 @@ class TransitionRacesTest {
         List<List<UUID>> batches = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger refusals = new AtomicInteger();
 
-        race(2, racer -> {
+        Race.run(2, racer -> {
             long token = 100 + racer; // racer 1 is the newer holder
             for (int round = 0; round < 20; round++) {
                 try {
@@ -310,33 +306,5 @@ class TransitionRacesTest {
         }
         fixtures.enqueue(ids);
         return ids;
-    }
-
-    @FunctionalInterface
-    interface Racer {
-        void run(int racer) throws Exception;
-    }
-
-    /** Starts {@code racers} threads at the same instant and waits for all of them. */
-    private static void race(int racers, Racer body) throws Exception {
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(racers);
-        try {
-            List<Future<?>> running = new ArrayList<>();
-            for (int r = 0; r < racers; r++) {
-                int racer = r;
-                running.add(pool.submit(() -> {
-                    start.await();
-                    body.run(racer);
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> future : running) {
-                future.get();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
     }
 }
