@@ -74,7 +74,10 @@ end $$;
 
 -- Every status change but the three of the happy path, which do their own bookkeeping in their statements: writes
 -- the events the row implied so far and this one (new rows), clears what it wrote, leaves tasks_in_flight when the
--- task stops being ENQUEUED or PROCESSING, and joins tasks_due when it waits again.
+-- task stops being ENQUEUED or PROCESSING, and joins tasks_due when it waits again. An after trigger: a before row
+-- trigger on update makes PostgreSQL lock every row an update touches first, happy path included, one more WAL
+-- record each; an after trigger whose when clause is false costs nothing. So the clearing is an update of its own,
+-- on these rare transitions only (it names neither status, run_at nor priority: no trigger fires again).
 create function task_left_happy_path() returns trigger language plpgsql set search_path from current as $$
 begin
     if new.history_implied then
@@ -93,8 +96,9 @@ begin
                 case when new.status = 'PROCESSING' then new.worker when old.status = 'PROCESSING' then old.worker end,
                 case when new.status in ('FAILED', 'DEAD') then new.last_error end);
     end if;
-    new.enqueued_at := null;
-    new.started_at := null;
+    if new.enqueued_at is not null or new.started_at is not null then
+        update tasks set enqueued_at = null, started_at = null where id = new.id;
+    end if;
     if old.status in ('ENQUEUED', 'PROCESSING') and new.status not in ('ENQUEUED', 'PROCESSING') then
         delete from tasks_in_flight where task_id = old.id;
     end if;
@@ -108,15 +112,26 @@ begin
         insert into tasks_due (task_id, priority, run_at, type) values (new.id, new.priority, new.run_at, new.type)
         on conflict (task_id) do update set priority = excluded.priority, run_at = excluded.run_at;
     end if;
-    return new;
+    return null;
 end $$;
 
-create trigger task_left_happy_path before update of status on tasks for each row
+create trigger task_left_happy_path after update of status on tasks for each row
     when (old.status is distinct from new.status
           and not (old.status in ('PENDING', 'FAILED') and new.status = 'ENQUEUED')
           and not (old.status = 'ENQUEUED' and new.status = 'PROCESSING')
           and not (old.status = 'PROCESSING' and new.status = 'SUCCEEDED'))
     execute function task_left_happy_path();
+
+-- Deleted tasks (retention, or SQL) take their rows in the side tables with them; one call per statement.
+create function tasks_deleted() returns trigger language plpgsql set search_path from current as $$
+begin
+    delete from tasks_due where task_id in (select id from deleted);
+    delete from tasks_in_flight where task_id in (select id from deleted);
+    delete from tasks_off_path where task_id in (select id from deleted);
+    return null;
+end $$;
+create trigger tasks_deleted after delete on tasks referencing old table as deleted
+    for each statement execute function tasks_deleted();
 
 -- A waiting task whose time or priority was changed in place (by SQL: Taskfence changes them only with its status)
 -- waits in tasks_due with the new ones.

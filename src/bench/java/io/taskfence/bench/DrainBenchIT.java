@@ -153,7 +153,7 @@ class DrainBenchIT {
 
     private static void empty(Connection db) throws SQLException {
         try (Statement empty = db.createStatement()) {
-            empty.execute("truncate tasks, task_event_log, tasks_due, tasks_in_flight, dispatch_log");
+            empty.execute("truncate tasks, task_event_log, tasks_due, tasks_in_flight, tasks_off_path, dispatch_log");
         }
     }
 

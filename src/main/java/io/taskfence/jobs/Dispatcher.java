@@ -124,6 +124,10 @@ class Dispatcher {
             if (batch.taken() < room) {
                 return; // none left due
             }
+            if (System.nanoTime() - endNanos >= 0) {
+                nudge(); // more may be due: the next run follows at once, and the lease is not held without end
+                return;
+            }
         }
     }
 

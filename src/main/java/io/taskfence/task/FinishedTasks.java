@@ -49,10 +49,11 @@ public class FinishedTasks {
     /**
      * Deletes at most {@code limit} tasks in {@code status}, created after {@code after}, that have not changed
      * for {@code age} (their {@code updated_at}: when they finished), and their events, in one fenced statement.
-     * A task finishes after it was created, so they are found through the index over (status, created_at, id),
-     * bounded by the cut-off. Rows another transaction holds (a retry bringing one back) are skipped; a task
-     * retried meanwhile is no longer in {@code status} when its row is locked and stays. Its events go with it
-     * in the same statement, and none can be added after: a transition needs the row, which is gone.
+     * A task finishes after it was created, so they are found through the index over (created_at, id), read from its
+     * oldest end and bounded by the cut-off. Rows another transaction holds (a retry bringing one back) are skipped; a
+     * task retried meanwhile is no longer in {@code status} when its row is locked and stays. Its events go with it
+     * in the same statement (its rows in the side tables by the delete's trigger), and none can be added after: a
+     * transition needs the row, which is gone.
      *
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was deleted
      */
@@ -67,8 +68,7 @@ public class FinishedTasks {
                     + "for update skip locked), "
                     + "gone as (delete from tasks where id = any(array(select id from old)) and status = ? "
                     + "and updated_at < now() - ? * interval '1 millisecond' returning id), "
-                    + "history as (delete from task_event_log where task_id = any(array(select id from gone))), "
-                    + "off_path as (delete from tasks_off_path where task_id = any(array(select id from gone))) "
+                    + "history as (delete from task_event_log where task_id = any(array(select id from gone))) "
                     + "select (select count(*) from gone), (select count(*) from old), last.created_at, last.id "
                     + "from (select 1) as one left join (select created_at, id from old order by created_at desc, id desc "
                     + "limit 1) as last on true")) {

@@ -71,7 +71,7 @@ public class DispatchBatch {
                 sql.append(", limited").append(i).append(" as (").append(DUE_ROWS).append("and type = ? ")
                         .append(DUE_ORDER).append(")");
             }
-            sql.append(", due as (select task_id from (select * from general");
+            sql.append(", due as (select task_id, priority, run_at from (select * from general");
             for (int i = 0; i < limitedTypes.size(); i++) {
                 sql.append(" union all select * from limited").append(i);
             }
@@ -85,8 +85,8 @@ public class DispatchBatch {
                     + "taken as (delete from tasks_due where task_id in (select id from moved)), "
                     + "in_flight as (insert into tasks_in_flight (task_id, type) select id, type from moved "
                     + "on conflict (task_id) do nothing) "
-                    + "select found.rows, moved.id, moved.type from (select count(*) as rows from due) as found "
-                    + "left join moved on true order by moved.priority desc, moved.run_at");
+                    + "select due.task_id, moved.type from due left join moved on moved.id = due.task_id "
+                    + "order by due.priority desc, due.run_at");
             try (PreparedStatement enqueue = connection.prepareStatement(sql.toString())) {
                 int parameter = 1;
                 enqueue.setArray(parameter++, connection.createArrayOf("text", room.excluded().toArray()));
@@ -98,14 +98,21 @@ public class DispatchBatch {
                 enqueue.setInt(parameter++, limit);
                 enqueue.setLong(parameter, fence.token());
                 List<Enqueued> batch = new ArrayList<>();
+                List<UUID> notMoved = new ArrayList<>();
                 int taken = 0;
                 try (ResultSet row = enqueue.executeQuery()) {
                     while (row.next()) {
-                        taken = row.getInt(1);
-                        if (row.getObject(2) != null) {
-                            batch.add(new Enqueued(row.getObject(2, UUID.class), row.getString(3)));
+                        taken++;
+                        UUID id = row.getObject(1, UUID.class);
+                        if (row.getString(2) != null) {
+                            batch.add(new Enqueued(id, row.getString(2)));
+                        } else {
+                            notMoved.add(id);
                         }
                     }
+                }
+                if (!notMoved.isEmpty()) {
+                    forgetStaleDueRows(connection, notMoved);
                 }
                 if (!batch.isEmpty()) {
                     logDispatch(connection, fence, batch.size());
@@ -126,8 +133,8 @@ public class DispatchBatch {
      * What one batch did.
      *
      * @param enqueued the ids moved to ENQUEUED, in the order to push them to the queue
-     * @param taken how many due tasks it found, those cancelled meanwhile included: fewer than the batch's limit
-     *        means none was left due
+     * @param taken how many due rows it found, those of tasks cancelled meanwhile or left stale by SQL included:
+     *        fewer than the batch's limit means none was left due
      */
     public record Batch(List<UUID> enqueued, int taken) {
     }
@@ -142,6 +149,25 @@ public class DispatchBatch {
                 return row.getBoolean(1);
             }
         });
+    }
+
+    /**
+     * Deletes the due rows the batch found but could not move whose task is not waiting, or gone: only SQL by hand
+     * leaves such rows (DESIGN.md, "Storage"), and at the head of the due order they would take every batch's
+     * places. The task's row is locked first, as every transition does, and checked again under the lock; a task
+     * that still waits (a cancel was under way and rolled back) keeps its row.
+     */
+    private static void forgetStaleDueRows(Connection connection, List<UUID> ids) throws SQLException {
+        try (PreparedStatement forget = connection.prepareStatement("with settled as (select id from tasks "
+                + "where id = any(?) and status not in ('PENDING', 'FAILED') order by id for update), "
+                + "gone as (select task_id from unnest(?::uuid[]) as found(task_id) "
+                + "where not exists (select 1 from tasks where id = task_id)) "
+                + "delete from tasks_due where task_id in (select id from settled union all select task_id from gone)")) {
+            Object[] array = ids.toArray();
+            forget.setArray(1, connection.createArrayOf("uuid", array));
+            forget.setArray(2, connection.createArrayOf("uuid", array));
+            forget.executeUpdate();
+        }
     }
 
     /** Records the batch in {@code dispatch_log} (same transaction); retention deletes old rows. */
