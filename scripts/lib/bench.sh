@@ -16,6 +16,7 @@ bench_table() {
       printf "| the same, warm, %d tasks (tasks/s) | %s | db-scheduler, the same: %s | %s |\n", 5 * tasks, f("drain.taskfence.large", 0), f("drain.dbscheduler.large", 0), ratio("drain.taskfence.large", "drain.dbscheduler.large")
       printf "| the same, cold: the first drain of replicas (and peer) just started (tasks/s) | %s | db-scheduler, first drain of its JVM: %s | %s |\n", f("drain.taskfence.cold", 0), f("drain.dbscheduler.cold", 0), ratio("drain.taskfence.cold", "drain.dbscheduler.cold")
       printf "| warm drain, per task: PostgreSQL CPU / CPU of the 3 replicas (µs) | %s / %s | | |\n", f("drain.per_task.postgres_cpu_us", 0), f("drain.per_task.replicas_cpu_us", 0)
+      printf "| the same, counted until the statistics settled (11 s idle after the drain: autovacuum included) (µs) | %s / %s | | |\n", f("drain.per_task.postgres_cpu_us_settled", 0), f("drain.per_task.replicas_cpu_us_settled", 0)
       printf "| warm drain, per task: WAL bytes / WAL records | %s / %s | | |\n", f("drain.per_task.wal_bytes", 0), f("drain.per_task.wal_records", 1)
       printf "| warm drain: row updates of the task table per task, and their HOT share | %s, %s | | |\n", f("drain.per_task.row_updates", 2), f("drain.per_task.hot_ratio", 2)
       printf "| REST submit, one task a request, wrk 2 threads × 32 connections (requests/s) | %s | trivial endpoint, same replica: %s | %s |\n", f("submit.single", 0), f("submit.trivial", 0), ratio("submit.single", "submit.trivial")

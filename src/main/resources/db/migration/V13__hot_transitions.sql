@@ -14,8 +14,8 @@ alter table tasks set (fillfactor = 25);
 
 -- The tasks waiting for dispatch: a row per PENDING or FAILED task, and none for any other, with the task's priority,
 -- run_at and type: written when the task enters one of those statuses (the insert's statement trigger, or the
--- triggers below), deleted by the dispatch batch that takes it or by the trigger when the task leaves otherwise (a
--- cancel). Narrow, and written twice per task: what the partial index tasks_due over the task table was, without
+-- triggers below), deleted by the dispatch batch that takes it, or by the triggers when the task leaves otherwise (a
+-- cancel) or is deleted. Narrow, and written twice per task: what the partial index tasks_due over the task table was, without
 -- making every transition of the task a non-HOT update.
 create table tasks_due (
     task_id  uuid        primary key,
@@ -36,8 +36,8 @@ create table tasks_in_flight (
 insert into tasks_in_flight (task_id, type) select id, type from tasks where status in ('ENQUEUED', 'PROCESSING');
 
 -- The tasks that have been FAILED, DEAD or CANCELLED (since this migration, or were then): listing those statuses
--- reads these few instead of the whole table. Written by the trigger below, deleted with the task by retention; a
--- task that went on to succeed keeps its row (the listing checks the task's status).
+-- reads these few instead of the whole table. Written by the trigger below, deleted with the task (the delete's
+-- trigger below); a task that went on to succeed keeps its row (the listing checks the task's status).
 create table tasks_off_path (
     task_id uuid primary key
 );

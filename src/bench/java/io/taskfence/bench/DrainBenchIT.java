@@ -76,7 +76,9 @@ class DrainBenchIT {
                 DrainCosts before = DrainCosts.now(db, pids); // the pre-load's WAL and CPU are not the drain's
                 awaitDrained(cluster, db, tasks);
                 DrainCosts end = DrainCosts.now(db, pids);
-                DrainCosts after = DrainCosts.settled(db, pids).withCpuOf(end);
+                DrainCosts settled = DrainCosts.settled(db, pids);
+                settled.recordCpuSince(before, tasks, "drain.per_task", "_settled");
+                DrainCosts after = settled.withCpuOf(end);
                 Map<String, Long> outcomes = outcomes(db);
                 long ranOnce = Rows.count(db, "select count(*) from tasks where status = 'SUCCEEDED' and attempt = 1");
                 if (ranOnce != tasks || Rows.count(db, "select count(*) from tasks") != tasks) {

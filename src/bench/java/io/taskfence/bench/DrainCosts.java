@@ -89,6 +89,16 @@ record DrainCosts(long postgresTicks, long replicaTicks, long walBytes, long wal
         return new DrainCosts(end.postgresTicks, end.replicaTicks, walBytes, walRecords, updates, hotUpdates);
     }
 
+    /**
+     * Records the CPU per task of a drain of {@code tasks} from {@code before} to these counters, under {@code prefix},
+     * with the names of {@link #recordSince} and {@code suffix}: with {@link #settled} counters, what the machine
+     * did until the statistics caught up (autovacuum of the drained table among it) is counted too.
+     */
+    void recordCpuSince(DrainCosts before, int tasks, String prefix, String suffix) {
+        BenchResults.record(prefix + ".postgres_cpu_us" + suffix, micros(postgresTicks - before.postgresTicks) / tasks);
+        BenchResults.record(prefix + ".replicas_cpu_us" + suffix, micros(replicaTicks - before.replicaTicks) / tasks);
+    }
+
     /** Records, per task of a drain of {@code tasks} that ran from {@code before} to this, under {@code prefix}. */
     void recordSince(DrainCosts before, int tasks, String prefix) {
         BenchResults.record(prefix + ".postgres_cpu_us", micros(postgresTicks - before.postgresTicks) / tasks);
