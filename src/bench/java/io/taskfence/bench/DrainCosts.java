@@ -101,8 +101,7 @@ record DrainCosts(long postgresTicks, long replicaTicks, long walBytes, long wal
 
     /** Records, per task of a drain of {@code tasks} that ran from {@code before} to this, under {@code prefix}. */
     void recordSince(DrainCosts before, int tasks, String prefix) {
-        BenchResults.record(prefix + ".postgres_cpu_us", micros(postgresTicks - before.postgresTicks) / tasks);
-        BenchResults.record(prefix + ".replicas_cpu_us", micros(replicaTicks - before.replicaTicks) / tasks);
+        recordCpuSince(before, tasks, prefix, "");
         BenchResults.record(prefix + ".wal_bytes", (double) (walBytes - before.walBytes) / tasks);
         BenchResults.record(prefix + ".wal_records", (double) (walRecords - before.walRecords) / tasks);
         long updated = updates - before.updates;
