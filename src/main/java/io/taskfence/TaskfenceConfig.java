@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 
+import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 
 import org.hibernate.validator.constraints.time.DurationMin;
@@ -91,6 +92,15 @@ public interface TaskfenceConfig {
          */
         @WithDefault("1000")
         int maxQueueDepth();
+
+        /**
+         * Task ids a queue message carries, at most: more means fewer stream entries to add, read and delete
+         * per task, and a replica that reads a message claims all its tasks (over its free slots if need be).
+         */
+        @WithDefault("1")
+        @Min(1)
+        @Max(100)
+        int tasksPerEntry();
     }
 
     interface Worker {

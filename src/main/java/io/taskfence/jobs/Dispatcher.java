@@ -40,6 +40,7 @@ class Dispatcher {
     private final Duration interval;
     private final int batchSize;
     private final int maxQueueDepth;
+    private final int tasksPerEntry;
     private final boolean enabled;
     private final ExecutorService nudges = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("dispatch-nudge").daemon().factory());
@@ -52,6 +53,7 @@ class Dispatcher {
         this.interval = config.dispatch().interval();
         this.batchSize = config.dispatch().batchSize();
         this.maxQueueDepth = config.dispatch().maxQueueDepth();
+        this.tasksPerEntry = config.dispatch().tasksPerEntry();
         this.enabled = config.dispatch().enabled();
     }
 
@@ -95,7 +97,8 @@ class Dispatcher {
         int refillAt = Math.max(1, Math.min(batchSize, maxQueueDepth / 2));
         boolean waiting = false;
         while (held.isValid() && !Thread.currentThread().isInterrupted()) {
-            int room = (int) Math.min(batchSize, maxQueueDepth - queue.depth());
+            // Counted as if every entry were full: an upper bound of the tasks queued.
+            int room = (int) Math.min(batchSize, maxQueueDepth - queue.depth() * tasksPerEntry);
             if (room < refillAt) {
                 // Wait only while tasks are due. A due task stops being due only when this holder enqueues
                 // it (or a client cancels it), so one look when the wait starts is enough.
@@ -117,7 +120,7 @@ class Dispatcher {
             waiting = false;
             DispatchBatch.Batch batch = transitions.enqueueDue(fence, room);
             List<UUID> ids = batch.enqueued();
-            if (!ids.isEmpty() && !queue.push(held, ids)) {
+            if (!ids.isEmpty() && !queue.push(held, ids, tasksPerEntry)) {
                 LOG.warnf("dispatch lost its lock between commit and push; %d tasks wait for recovery", ids.size());
                 return;
             }

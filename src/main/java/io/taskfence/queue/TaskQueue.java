@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -35,11 +36,20 @@ public class TaskQueue {
     public static final String GROUP = "workers";
 
     private static final Logger LOG = Logger.getLogger(TaskQueue.class);
+    /** An entry's field naming one task. */
     private static final String TASK_FIELD = "task";
+    /** An entry's field naming several tasks, their ids separated by spaces. */
+    private static final String TASKS_FIELD = "tasks";
     private static final int PAGE = 1000;
 
-    /** One message: the stream entry's id and the task it names. */
-    public record Message(String id, UUID taskId) {
+    /**
+     * One message: the stream entry's id and the tasks it names, one or several; none if the entry names
+     * none that can be read (written by something else), so that it is acknowledged and deleted all the same.
+     */
+    public record Message(String id, List<UUID> taskIds) {
+        public Message {
+            taskIds = List.copyOf(taskIds);
+        }
     }
 
     private final RedisDataSource redis;
@@ -55,18 +65,23 @@ public class TaskQueue {
     }
 
     /**
-     * Appends the ids, in order, if {@code lease} (of {@link #DISPATCH_LOCK}) still holds the lock.
+     * Appends the ids, in order, {@code perEntry} to a stream entry (the last entry takes the rest), if
+     * {@code lease} (of {@link #DISPATCH_LOCK}) still holds the lock.
      *
      * @return false if the lease no longer holds it: nothing was pushed
      */
-    public boolean push(FencedLease lease, List<UUID> taskIds) {
+    public boolean push(FencedLease lease, List<UUID> taskIds, int perEntry) {
         if (taskIds.isEmpty()) {
             return true;
         }
-        String[] args = new String[taskIds.size() + 1];
+        int entries = (taskIds.size() + perEntry - 1) / perEntry;
+        String[] args = new String[entries + 1];
         args[0] = lease.holder();
-        for (int i = 0; i < taskIds.size(); i++) {
-            args[i + 1] = taskIds.get(i).toString();
+        for (int entry = 0; entry < entries; entry++) {
+            StringJoiner ids = new StringJoiner(" ");
+            taskIds.subList(entry * perEntry, Math.min(taskIds.size(), (entry + 1) * perEntry))
+                    .forEach(id -> ids.add(id.toString()));
+            args[entry + 1] = ids.toString();
         }
         try {
             return push.run(redis, List.of(lease.lockKey(), stream), args).toLong() >= 0;
@@ -86,7 +101,7 @@ public class TaskQueue {
         }
     }
 
-    /** Up to {@code count} new messages for {@code consumer}, waiting at most {@code block} for the first. */
+    /** Up to {@code count} new entries for {@code consumer}, waiting at most {@code block} for the first. */
     public List<Message> read(String consumer, int count, Duration block) {
         try {
             return messages(streams.xreadgroup(GROUP, consumer, stream, ">",
@@ -102,8 +117,8 @@ public class TaskQueue {
     }
 
     /**
-     * Takes over, for {@code consumer}, messages that other consumers read but did not finish within
-     * {@code minIdle} (their replica died between reading and claiming).
+     * Takes over, for {@code consumer}, up to {@code count} entries that other consumers read but did not
+     * finish within {@code minIdle} (their replica died between reading and claiming), each with all its ids.
      */
     public List<Message> reclaim(String consumer, Duration minIdle, int count) {
         try {
@@ -157,9 +172,7 @@ public class TaskQueue {
             for (Response entry : page) {
                 Response fields = entry.get(1);
                 for (int i = 0; i + 1 < fields.size(); i += 2) {
-                    if (TASK_FIELD.equals(fields.get(i).toString())) {
-                        ids.add(UUID.fromString(fields.get(i + 1).toString()));
-                    }
+                    ids.addAll(taskIds(entry.get(0).toString(), fields.get(i).toString(), fields.get(i + 1).toString()));
                 }
             }
             if (page.size() < PAGE) {
@@ -169,7 +182,7 @@ public class TaskQueue {
         }
     }
 
-    /** Messages in the stream (XLEN): pushed and not yet done. */
+    /** Entries in the stream (XLEN): pushed and not yet done. Each names up to the pusher's tasks per entry. */
     public long depth() {
         try {
             return redis.execute("XLEN", stream).toLong();
@@ -212,11 +225,30 @@ public class TaskQueue {
     private static List<Message> messages(List<StreamMessage<String, String, String>> entries) {
         List<Message> messages = new ArrayList<>(entries.size());
         for (StreamMessage<String, String, String> entry : entries) {
-            String task = entry.payload().get(TASK_FIELD);
-            if (task != null) {
-                messages.add(new Message(entry.id(), UUID.fromString(task)));
-            }
+            List<UUID> ids = new ArrayList<>();
+            entry.payload().forEach((field, value) -> ids.addAll(taskIds(entry.id(), field, value)));
+            messages.add(new Message(entry.id(), ids));
         }
         return messages;
+    }
+
+    /** The ids a field names: none if it is not a task field, or holds something other than task ids. */
+    private static List<UUID> taskIds(String entryId, String field, String value) {
+        if (!TASK_FIELD.equals(field) && !TASKS_FIELD.equals(field)) {
+            return List.of();
+        }
+        List<UUID> ids = new ArrayList<>();
+        for (String id : value.split(" ")) {
+            try {
+                ids.add(UUID.fromString(id));
+            } catch (IllegalArgumentException e) {
+                LOG.warnf("queue entry %s names %s, which is no task id; skipping it", entryId, abbreviated(id));
+            }
+        }
+        return ids;
+    }
+
+    private static String abbreviated(String value) {
+        return value.length() <= 40 ? "\"" + value + "\"" : "\"" + value.substring(0, 40) + "…\"";
     }
 }

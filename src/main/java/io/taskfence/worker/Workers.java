@@ -61,13 +61,15 @@ public class Workers {
     private final TypeLimits limits;
     private final Event<TasksBecameDue> due;
     private final String consumer;
-    private final Semaphore slots;
+    private final Slots slots;
     /**
      * Free slots the reader waits for before it reads: with claims ahead, a read waits until the claimed
      * tasks are down to those running, so that each claim statement serves a batch instead of a slot or
      * two, and the workers still never wait (db-scheduler's lower limit does the same).
      */
     private final int refillAt;
+    /** Task ids a message carries at most, as this replica's dispatch pushes them. */
+    private final int tasksPerEntry;
     /** How long one read waits for messages: well within the Redis client's time-out, so it never trips it. */
     private final Duration readBlock;
     /**
@@ -100,8 +102,9 @@ public class Workers {
         this.lapsedLeases = new LapsedLeases(metrics, handlers.types());
         this.cancels = cancels;
         this.consumer = settings.replicaId() + "/" + UUID.randomUUID().toString().substring(0, 8);
-        this.slots = new Semaphore(config.worker().concurrency() + config.worker().claimAhead());
+        this.slots = new Slots(config.worker().concurrency() + config.worker().claimAhead());
         this.refillAt = Math.max(1, config.worker().claimAhead());
+        this.tasksPerEntry = config.dispatch().tasksPerEntry();
         this.readBlock = Duration.ofMillis(Math.max(10, Math.min(1_000, redisTimeout.toMillis() / 2)));
         this.reclaimEvery = Duration.ofMillis(Math.max(readBlock.toMillis(), config.worker().lease().toMillis() / 3));
     }
@@ -159,17 +162,18 @@ public class Workers {
                 List<Claim> claimed = List.of();
                 long claimSentAt = 0;
                 try {
+                    int entries = Math.max(1, free / tasksPerEntry);
                     List<Message> messages;
                     if (System.nanoTime() - nextReclaim >= 0) {
-                        messages = queue.reclaim(consumer, config.worker().lease(), free);
+                        messages = queue.reclaim(consumer, config.worker().lease(), entries);
                         nextReclaim = System.nanoTime() + reclaimEvery.toNanos();
                     } else {
-                        messages = queue.read(consumer, free, readBlock);
+                        messages = queue.read(consumer, entries, readBlock);
                     }
                     claimSentAt = System.nanoTime(); // the claims' leases count from here on this replica
                     claimed = claim(messages);
                 } finally {
-                    slots.release(free - claimed.size()); // the slots no claim took
+                    slots.settle(free, claimed.size());
                 }
                 for (Claim claim : claimed) {
                     Attempt attempt = new Attempt(claim, claimSentAt, transitions, handlers, config, outcomes,
@@ -206,8 +210,8 @@ public class Workers {
         }
         List<Claim> claimed;
         try {
-            claimed = transitions.claim(messages.stream().map(Message::taskId).toList(), consumer,
-                    config.worker().lease());
+            List<UUID> ids = messages.stream().flatMap(message -> message.taskIds().stream()).toList();
+            claimed = transitions.claim(ids, consumer, config.worker().lease());
         } catch (TaskStoreException e) {
             LOG.warnf("claiming %d tasks failed: %s; their messages are taken over after %s", messages.size(),
                     e.getMessage(), config.worker().lease());
@@ -296,6 +300,27 @@ public class Workers {
             closeQuietly(successes);
             heartbeats.shutdownNow();
             leaseDeadlines.shutdownNow();
+        }
+    }
+
+    /** A slot per task in hand, from its read to the end of its attempt. */
+    private static final class Slots extends Semaphore {
+
+        Slots(int permits) {
+            super(permits);
+        }
+
+        /**
+         * After a read that took {@code taken} free slots: gives back those no claim used, or, if the messages
+         * carried more tasks than were free and all were claimed, takes the excess too. The count of free
+         * slots then goes below zero, so the next read waits until enough of those tasks have ended.
+         */
+        void settle(int taken, int claimed) {
+            if (claimed <= taken) {
+                release(taken - claimed);
+            } else {
+                reducePermits(claimed - taken);
+            }
         }
     }
 

@@ -92,7 +92,7 @@ class DispatchContinuityTest {
                     dryReads.add(String.format("%.2f s", (System.nanoTime() - start) / 1e9));
                 }
             } else {
-                for (Claim claim : transitions.claim(read.stream().map(Message::taskId).toList(), CONSUMER,
+                for (Claim claim : transitions.claim(read.stream().flatMap(message -> message.taskIds().stream()).toList(), CONSUMER,
                         Duration.ofMinutes(1))) {
                     transitions.complete(claim, null);
                 }

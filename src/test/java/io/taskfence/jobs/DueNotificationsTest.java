@@ -150,7 +150,7 @@ class DueNotificationsTest {
                 "-", "+")) {
             UUID task = UUID.fromString(entry.get(1).get(1).toString()); // the entry's fields: task <id>
             if (made.contains(task)) {
-                theirs.add(new TaskQueue.Message(entry.get(0).toString(), task));
+                theirs.add(new TaskQueue.Message(entry.get(0).toString(), List.of(task)));
             }
         }
         queue.done(theirs);

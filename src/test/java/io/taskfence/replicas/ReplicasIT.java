@@ -74,9 +74,13 @@ class ReplicasIT {
         }
     }
 
+    /**
+     * With four task ids to a queue message, so that a replica whose reader finds one slot free claims four tasks
+     * (the rest wait for a worker, their leases held), and whole messages are taken over from the dead one.
+     */
     @Test
     void killingAReplicaMidRunLosesNoTaskAndOnlyTheTasksItHeldRunTwice() throws Exception {
-        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
+        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of("TASKFENCE_DISPATCH_TASKS_PER_ENTRY", "4"))) {
             List<UUID> ids = submit(cluster, cluster.replicas(), 300, i -> "{\"type\":\"sleep\",\"payload\":{\"ms\":1000}}");
             PackagedService victim = cluster.replica("replica-2");
             awaitTrue("replica-2 is running tasks", Duration.ofSeconds(60), () -> processingOn(cluster, victim) >= 4);
