@@ -15,8 +15,8 @@ bench_table() {
       printf "| drain %d pre-loaded `noop` tasks, 3 replicas × 8 workers, 24 claimed ahead (tasks/s) | %s | db-scheduler 16.12, lock-and-fetch, 3 × 8: %s | %s |\n", tasks, f("drain.taskfence", 0), f("drain.dbscheduler", 0), ratio("drain.taskfence", "drain.dbscheduler")
       printf "| the same, warm, %d tasks (tasks/s) | %s | db-scheduler, the same: %s | %s |\n", 5 * tasks, f("drain.taskfence.large", 0), f("drain.dbscheduler.large", 0), ratio("drain.taskfence.large", "drain.dbscheduler.large")
       printf "| the same, cold: the first drain of replicas (and peer) just started (tasks/s) | %s | db-scheduler, first drain of its JVM: %s | %s |\n", f("drain.taskfence.cold", 0), f("drain.dbscheduler.cold", 0), ratio("drain.taskfence.cold", "drain.dbscheduler.cold")
-      printf "| warm drain, per task: PostgreSQL CPU / CPU of the 3 replicas (µs) | %s / %s | | |\n", f("drain.per_task.postgres_cpu_us", 0), f("drain.per_task.replicas_cpu_us", 0)
-      printf "| the same, counted until the statistics settled (11 s idle after the drain: autovacuum included) (µs) | %s / %s | | |\n", f("drain.per_task.postgres_cpu_us_settled", 0), f("drain.per_task.replicas_cpu_us_settled", 0)
+      printf "| warm drain, per task: PostgreSQL CPU / CPU of the 3 replicas / of it, their JIT compiler threads' (µs) | %s / %s / %s | | |\n", f("drain.per_task.postgres_cpu_us", 0), f("drain.per_task.replicas_cpu_us", 0), f("drain.per_task.replicas_jit_cpu_us", 0)
+      printf "| the same, counted until the statistics settled (11 s idle after the drain) (µs) | %s / %s / %s | | |\n", f("drain.per_task.postgres_cpu_us_settled", 0), f("drain.per_task.replicas_cpu_us_settled", 0), f("drain.per_task.replicas_jit_cpu_us_settled", 0)
       printf "| warm drain, per task: WAL bytes / WAL records | %s / %s | | |\n", f("drain.per_task.wal_bytes", 0), f("drain.per_task.wal_records", 1)
       printf "| warm drain: row updates of the task table per task, and their HOT share | %s, %s | | |\n", f("drain.per_task.row_updates", 2), f("drain.per_task.hot_ratio", 2)
       printf "| REST submit, one task a request, wrk 2 threads × 32 connections (requests/s) | %s | trivial endpoint, same replica: %s | %s |\n", f("submit.single", 0), f("submit.trivial", 0), ratio("submit.single", "submit.trivial")
@@ -31,10 +31,11 @@ bench_table() {
 run_bench() { # run_bench TASKS WARM_UPS SECONDS: Taskfence's benchmarks (failsafe, profile bench), then the peers' (bench/)
   local tasks=$1 warm_ups=$2 seconds=$3
   rm -f target/bench/results.tsv
-  ./mvnw -B -q -Pbench verify -Dtest='io.taskfence.bench.*Bench' -Dit.test='io.taskfence.bench.*BenchIT' \
+  # BENCH_JVM_OPTIONS reaches every JVM of both sides: the replicas, the JVM of the lock benchmark, the peers' JVM.
+  JAVA_TOOL_OPTIONS="${BENCH_JVM_OPTIONS:-}" ./mvnw -B -q -Pbench verify -Dtest='io.taskfence.bench.*Bench' -Dit.test='io.taskfence.bench.*BenchIT' \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
     -Dbench.tasks="$tasks" -Dbench.warm-ups="$warm_ups" -Dbench.seconds="$seconds" -Dbench.jfr="${BENCH_JFR:-}"
-  run_peers "$tasks" "$warm_ups" "$seconds"
+  JAVA_TOOL_OPTIONS="${BENCH_JVM_OPTIONS:-}" run_peers "$tasks" "$warm_ups" "$seconds"
   bench_table "$tasks"
 }
 

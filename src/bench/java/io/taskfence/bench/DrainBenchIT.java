@@ -128,7 +128,9 @@ class DrainBenchIT {
         // 8 running + 24 claimed ahead: at most 32 tasks in hand per replica, the bound db-scheduler's
         // high-throughput setting (upper limit 4.0 × 8 threads) gives each of its instances in the peer run.
         settings.put("TASKFENCE_WORKER_CLAIM_AHEAD", "24");
-        profileDir().ifPresent(dir -> settings.put("JAVA_TOOL_OPTIONS", "-XX:StartFlightRecording=settings=profile"));
+        // The replicas inherit JAVA_TOOL_OPTIONS (scripts/dev.sh: BENCH_JVM_OPTIONS); a profile adds to it.
+        profileDir().ifPresent(dir -> settings.put("JAVA_TOOL_OPTIONS",
+                (System.getenv().getOrDefault("JAVA_TOOL_OPTIONS", "") + " -XX:StartFlightRecording=settings=profile").strip()));
         return settings;
     }
 

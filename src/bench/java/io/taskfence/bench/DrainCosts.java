@@ -2,6 +2,7 @@ package io.taskfence.bench;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -13,12 +14,14 @@ import java.util.stream.Stream;
 
 /**
  * What a drain cost the machine, read from outside the service: the CPU time of PostgreSQL's processes and of the
- * replicas (utime + stime from {@code /proc}, reaped backends' through the postmaster's cutime + cstime), the WAL
+ * replicas (utime + stime from {@code /proc}, reaped backends' through the postmaster's cutime + cstime), the share
+ * of the replicas' time their JIT compiler threads took (the native binary has none), the WAL
  * written (bytes from the insert position, records from {@code pg_stat_wal}), and how many of the task table's row
  * updates were HOT ({@code pg_stat_user_tables}). The WAL and HOT counts are server-wide and schema-wide: the
  * drain is the only writer while it runs.
  */
-record DrainCosts(long postgresTicks, long replicaTicks, long walBytes, long walRecords, long updates, long hotUpdates) {
+record DrainCosts(long postgresTicks, long replicaTicks, long replicaJitTicks, long walBytes, long walRecords,
+        long updates, long hotUpdates) {
 
     /** Clock ticks a second of /proc's CPU times; Linux reports in USER_HZ, 100 on every common build. */
     private static final double TICKS_PER_SECOND = 100;
@@ -55,10 +58,13 @@ record DrainCosts(long postgresTicks, long replicaTicks, long walBytes, long wal
             }
         }
         long replicas = 0;
+        long jit = 0;
         for (long pid : replicaPids) {
-            replicas += ticks(Path.of("/proc", Long.toString(pid)), false);
+            Path process = Path.of("/proc", Long.toString(pid));
+            replicas += ticks(process, false);
+            jit += compilerThreadTicks(process);
         }
-        return new DrainCosts(postgres, replicas, walBytes, walRecords, updates, hotUpdates);
+        return new DrainCosts(postgres, replicas, jit, walBytes, walRecords, updates, hotUpdates);
     }
 
     /**
@@ -86,7 +92,8 @@ record DrainCosts(long postgresTicks, long replicaTicks, long walBytes, long wal
      * the idle wait for the statistics, in which three idle replicas' timers would be counted against the drain.
      */
     DrainCosts withCpuOf(DrainCosts end) {
-        return new DrainCosts(end.postgresTicks, end.replicaTicks, walBytes, walRecords, updates, hotUpdates);
+        return new DrainCosts(end.postgresTicks, end.replicaTicks, end.replicaJitTicks, walBytes, walRecords, updates,
+                hotUpdates);
     }
 
     /**
@@ -97,6 +104,7 @@ record DrainCosts(long postgresTicks, long replicaTicks, long walBytes, long wal
     void recordCpuSince(DrainCosts before, int tasks, String prefix, String suffix) {
         BenchResults.record(prefix + ".postgres_cpu_us" + suffix, micros(postgresTicks - before.postgresTicks) / tasks);
         BenchResults.record(prefix + ".replicas_cpu_us" + suffix, micros(replicaTicks - before.replicaTicks) / tasks);
+        BenchResults.record(prefix + ".replicas_jit_cpu_us" + suffix, micros(replicaJitTicks - before.replicaJitTicks) / tasks);
     }
 
     /** Records, per task of a drain of {@code tasks} that ran from {@code before} to this, under {@code prefix}. */
@@ -123,6 +131,25 @@ record DrainCosts(long postgresTicks, long replicaTicks, long walBytes, long wal
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         long own = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
         return reaped ? own + Long.parseLong(fields[13]) + Long.parseLong(fields[14]) : own;
+    }
+
+    /**
+     * utime + stime of the JVM's compiler threads ({@code C1 CompilerThre…}, {@code C2 CompilerThre…}) alive now: a
+     * compiler thread the JVM stops when idle takes its time with it, so this is a lower bound.
+     */
+    private static long compilerThreadTicks(Path process) throws IOException {
+        long ticks = 0;
+        try (Stream<Path> threads = Files.list(process.resolve("task"))) {
+            for (Path thread : threads.toList()) {
+                String name = read(thread.resolve("comm")).strip();
+                if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+                    ticks += ticks(thread, false);
+                }
+            }
+        } catch (NoSuchFileException gone) {
+            return 0;
+        }
+        return ticks;
     }
 
     /** A /proc file's text, or "" if its process has gone meanwhile. */
