@@ -99,7 +99,7 @@ record DrainCosts(long postgresTicks, long replicaTicks, long replicaJitTicks, l
     /**
      * Records the CPU per task of a drain of {@code tasks} from {@code before} to these counters, under {@code prefix},
      * with the names of {@link #recordSince} and {@code suffix}: with {@link #settled} counters, what the machine
-     * did until the statistics caught up (autovacuum of the drained table among it) is counted too.
+     * did until the statistics caught up (writing the drained pages out) is counted too.
      */
     void recordCpuSince(DrainCosts before, int tasks, String prefix, String suffix) {
         BenchResults.record(prefix + ".postgres_cpu_us" + suffix, micros(postgresTicks - before.postgresTicks) / tasks);
