@@ -32,10 +32,11 @@ run_bench() { # run_bench TASKS WARM_UPS SECONDS: Taskfence's benchmarks (failsa
   local tasks=$1 warm_ups=$2 seconds=$3
   rm -f target/bench/results.tsv
   # BENCH_JVM_OPTIONS reaches every JVM of both sides: the replicas, the JVM of the lock benchmark, the peers' JVM.
-  JAVA_TOOL_OPTIONS="${BENCH_JVM_OPTIONS:-}" ./mvnw -B -q -Pbench verify -Dtest='io.taskfence.bench.*Bench' -Dit.test='io.taskfence.bench.*BenchIT' \
+  if [ -n "${BENCH_JVM_OPTIONS:-}" ]; then export JAVA_TOOL_OPTIONS="$BENCH_JVM_OPTIONS"; fi
+  ./mvnw -B -q -Pbench verify -Dtest='io.taskfence.bench.*Bench' -Dit.test='io.taskfence.bench.*BenchIT' \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
     -Dbench.tasks="$tasks" -Dbench.warm-ups="$warm_ups" -Dbench.seconds="$seconds" -Dbench.jfr="${BENCH_JFR:-}"
-  JAVA_TOOL_OPTIONS="${BENCH_JVM_OPTIONS:-}" run_peers "$tasks" "$warm_ups" "$seconds"
+  run_peers "$tasks" "$warm_ups" "$seconds"
   bench_table "$tasks"
 }
 

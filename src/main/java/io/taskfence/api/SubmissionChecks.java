@@ -1,12 +1,10 @@
 package io.taskfence.api;
 
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 import jakarta.inject.Singleton;
@@ -23,6 +21,7 @@ import io.taskfence.api.problem.ProblemException;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.handlers.TaskHandler;
 import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.task.StorableJson;
 import io.taskfence.task.submit.NewTask;
 
 /**
@@ -45,8 +44,6 @@ public final class SubmissionChecks {
      */
     static final Instant EARLIEST = Instant.EPOCH;
     static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
-    /** Jackson's longest number (StreamReadConstraints), which a payload read back from PostgreSQL must fit. */
-    static final int MAX_NUMBER_DIGITS = 1000;
 
     private final TaskHandlers handlers;
     private final TaskfenceConfig config;
@@ -110,7 +107,7 @@ public final class SubmissionChecks {
                     + payload.getNodeType());
         }
         // What PostgreSQL would refuse (a 503 before, and the whole batch) or store as something else.
-        unstorable(payload, "payload").ifPresent(problem -> {
+        StorableJson.firstProblem(payload, "payload").ifPresent(problem -> {
             throw Problems.about("payload", Status.BAD_REQUEST, "payload must not contain " + problem);
         });
         int payloadBytes = payload.toString().getBytes(StandardCharsets.UTF_8).length;
@@ -132,61 +129,5 @@ public final class SubmissionChecks {
             throw Problems.about(field, Status.BAD_REQUEST, field + " must be between " + EARLIEST + " and " + LATEST + ", not "
                     + value);
         }
-    }
-
-    /**
-     * The first value under {@code value} that jsonb cannot hold as sent, and where it is (e.g. "at
-     * payload.a[2]"): U+0000 in a string or key (jsonb refuses it), an unpaired surrogate (the driver would
-     * store '?' instead), a number of more than {@value #MAX_NUMBER_DIGITS} digits written out (PostgreSQL
-     * keeps 1e400 as 401 digits, and Jackson reads no longer number back).
-     */
-    private static Optional<String> unstorable(JsonNode value, String path) {
-        if (value.isTextual()) {
-            return unstorableText(value.textValue()).map(what -> what + " (at " + path + ")");
-        }
-        if (value.isBigDecimal()) {
-            // Counted, not written out: 1e2147483647 would be two billion digits.
-            BigDecimal number = value.decimalValue();
-            long scale = number.scale();
-            long digits = scale <= 0 ? number.precision() - scale : Math.max(number.precision(), scale + 1);
-            return digits <= MAX_NUMBER_DIGITS ? Optional.empty() : Optional.of("a number of more than "
-                    + MAX_NUMBER_DIGITS + " digits written out (" + digits + " at " + path + ")");
-        }
-        if (value.isArray()) {
-            for (int i = 0; i < value.size(); i++) {
-                Optional<String> found = unstorable(value.get(i), path + "[" + i + "]");
-                if (found.isPresent()) {
-                    return found;
-                }
-            }
-        }
-        if (value.isObject()) {
-            for (Map.Entry<String, JsonNode> field : value.properties()) {
-                Optional<String> key = unstorableText(field.getKey());
-                if (key.isPresent()) {
-                    return Optional.of(key.get() + " (in a key of " + path + ")");
-                }
-                Optional<String> found = unstorable(field.getValue(), path + "." + field.getKey());
-                if (found.isPresent()) {
-                    return found;
-                }
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static Optional<String> unstorableText(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '\0') {
-                return Optional.of("the character U+0000");
-            }
-            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return Optional.of(String.format("an unpaired surrogate (U+%04X)", (int) c));
-            }
-        }
-        return Optional.empty();
     }
 }

@@ -1,14 +1,18 @@
 package io.taskfence.worker;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
 import org.jboss.logging.Logger;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.handlers.TaskOutcome;
 import io.taskfence.logging.LogContext;
+import io.taskfence.task.StorableJson;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.transition.AttemptTransitions;
 import io.taskfence.task.transition.Claim;
@@ -38,6 +42,12 @@ final class AttemptOutcomes {
 
     void record(Claim claim, TaskOutcome outcome) {
         switch (outcome) {
+            case TaskOutcome.Success success when unstorable(success.result()).isPresent() -> {
+                // Run again, the handler would most likely answer the same: the task ends here, with the reason.
+                String error = "the handler succeeded, but its result cannot be stored: "
+                        + unstorable(success.result()).get();
+                logFailure(claim, error, transitions.fail(claim, error, true, backoffBase, backoffCap));
+            }
             case TaskOutcome.Success success -> successes.complete(claim, success.result())
                     .whenComplete((written, e) -> inLogContext(claim, () -> {
                         if (e != null) {
@@ -59,6 +69,23 @@ final class AttemptOutcomes {
                         to.map(Enum::name).orElse("the claim was no longer current"));
             }
         }
+    }
+
+    /**
+     * Why a handler's result cannot be written to the task's row, if it cannot: what a payload may not hold
+     * ({@link StorableJson}), or more than a payload's size.
+     */
+    private static Optional<String> unstorable(JsonNode result) {
+        if (result == null) {
+            return Optional.empty();
+        }
+        Optional<String> problem = StorableJson.firstProblem(result, "result");
+        if (problem.isPresent()) {
+            return problem.map(what -> "it contains " + what);
+        }
+        int bytes = result.toString().getBytes(StandardCharsets.UTF_8).length;
+        return bytes <= StorableJson.MAX_BYTES ? Optional.empty()
+                : Optional.of("it is " + bytes + " bytes of JSON; at most " + StorableJson.MAX_BYTES + " are kept");
     }
 
     /** Runs {@code work} with the claim's task id and attempt in the calling thread's logging context (MDC). */

@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.taskfence.store.GroupCommit;
+import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.transition.AttemptTransitions;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.task.transition.Completion;
@@ -64,10 +65,22 @@ final class SuccessBatches implements AutoCloseable {
             Set<String> written = transitions.complete(batch.stream().map(Waiting::completion).toList());
             batch.forEach(success -> success.written().complete(written.contains(success.completion().claim().claimId())));
         } catch (RuntimeException e) {
+            if (batch.size() > 1 && refusedAValue(e)) {
+                // Nothing of the batch was written. One result PostgreSQL refuses must not fail the other tasks'
+                // successes (their leases would run out and their handlers run again), so each goes on its own.
+                // Not when PostgreSQL is unreachable: each alone would wait for a connection in turn.
+                batch.forEach(success -> write(List.of(success)));
+                return;
+            }
             batch.forEach(success -> success.written().completeExceptionally(e));
             return;
         }
         this.written.accept(batch.stream().map(success -> success.completion().claim()).toList());
+    }
+
+    /** Whether a batch failed because of a value in it: PostgreSQL refused one, or one could not be written as JSON. */
+    private static boolean refusedAValue(RuntimeException failure) {
+        return !(failure instanceof TaskStoreException stored) || stored.refusedValue().isPresent();
     }
 
     /** Writes what is waiting, then stops the writer; what it could not write in time fails. */

@@ -1,10 +1,15 @@
 package io.taskfence.worker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -16,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.taskfence.task.Task;
 import io.taskfence.task.TaskFixtures;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
@@ -79,6 +85,61 @@ class SuccessBatchesTest {
         }
         for (Claim claim : superseded) {
             assertEquals(TaskStatus.PROCESSING, queries.find(claim.taskId()).orElseThrow().status());
+        }
+    }
+
+    /**
+     * A result PostgreSQL refuses ({"n": 1e200000} overflows jsonb's numeric) fails its own task's write only: the
+     * other 499 successes of its batch are written with their results.
+     */
+    @Test
+    void oneResultPostgresRefusesFailsOnlyItsOwnTaskNotItsBatch() throws Exception {
+        List<Claim> claims = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            claims.add(fixtures.claimed());
+        }
+        Claim poisoned = claims.get(250);
+        CountDownLatch allQueued = new CountDownLatch(1);
+        Claim first = fixtures.claimed();
+        // The writer waits after its first batch (one success) until the 500 are queued: they go in one batch.
+        try (SuccessBatches successes = new SuccessBatches(transitions.attempts(), written -> {
+            if (written.contains(first)) {
+                awaitQuietly(allQueued);
+            }
+        })) {
+            successes.complete(first, null);
+            List<CompletableFuture<Boolean>> answers = new ArrayList<>();
+            for (Claim claim : claims) {
+                answers.add(successes.complete(claim, claim == poisoned
+                        ? JsonNodeFactory.instance.objectNode().put("n", new BigDecimal("1e200000"))
+                        : JsonNodeFactory.instance.objectNode().put("by", claim.claimId())));
+            }
+            allQueued.countDown();
+            for (int i = 0; i < claims.size(); i++) {
+                if (claims.get(i) == poisoned) {
+                    ExecutionException refused = assertThrows(ExecutionException.class, () -> answers.get(250).get());
+                    assertTrue(refused.getCause().getMessage().contains("numeric"), refused.getCause().getMessage());
+                } else {
+                    assertTrue(answers.get(i).get(), "the success of " + claims.get(i) + " was written");
+                }
+            }
+        }
+        for (Claim claim : claims) {
+            Task task = queries.find(claim.taskId()).orElseThrow();
+            if (claim == poisoned) {
+                assertEquals(TaskStatus.PROCESSING, task.status(), "its lease runs out, and recovery decides");
+            } else {
+                assertEquals(TaskStatus.SUCCEEDED, task.status());
+                assertEquals(claim.claimId(), task.result().get("by").asText());
+            }
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -4,6 +4,8 @@ import java.time.Instant;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.taskfence.task.StorableJson;
+
 /**
  * A validated submission. {@code runAt} null means now (the database's now); {@code idempotencyKey}
  * null means every submission makes a new task. {@code owner} is the submitting API key's name, null when
@@ -13,7 +15,7 @@ public record NewTask(String type, ObjectNode payload, int maxAttempts, int prio
         Instant deadline, String idempotencyKey, String owner) {
 
     /** The largest payload a task may carry, as JSON text in UTF-8. */
-    public static final int MAX_PAYLOAD_BYTES = 64 * 1024;
+    public static final int MAX_PAYLOAD_BYTES = StorableJson.MAX_BYTES;
 
     /** A task without an owner. */
     public NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt, Instant deadline,
