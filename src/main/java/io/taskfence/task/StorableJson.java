@@ -13,8 +13,13 @@ import com.fasterxml.jackson.databind.JsonNode;
  */
 public final class StorableJson {
 
-    /** The most bytes of JSON (UTF-8) a payload or a result may take. */
+    /** The most bytes of JSON (UTF-8) a payload may take. */
     public static final int MAX_BYTES = 64 * 1024;
+    /**
+     * The most bytes of JSON (UTF-8) a handler's result may take: the most a request body may (the API reads no
+     * more), well above what the {@code http} handler keeps of an answer (64 KiB, escaped and wrapped).
+     */
+    public static final int MAX_RESULT_BYTES = 1024 * 1024;
     /** Jackson's longest number (StreamReadConstraints), which a value read back from PostgreSQL must fit. */
     public static final int MAX_NUMBER_DIGITS = 1000;
     /** The deepest nesting the application's mapper reads (and so the deepest a stored value can be read back at). */

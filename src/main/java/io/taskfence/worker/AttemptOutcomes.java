@@ -42,23 +42,7 @@ final class AttemptOutcomes {
 
     void record(Claim claim, TaskOutcome outcome) {
         switch (outcome) {
-            case TaskOutcome.Success success when unstorable(success.result()).isPresent() -> {
-                // Run again, the handler would most likely answer the same: the task ends here, with the reason.
-                String error = "the handler succeeded, but its result cannot be stored: "
-                        + unstorable(success.result()).get();
-                logFailure(claim, error, transitions.fail(claim, error, true, backoffBase, backoffCap));
-            }
-            case TaskOutcome.Success success -> successes.complete(claim, success.result())
-                    .whenComplete((written, e) -> inLogContext(claim, () -> {
-                        if (e != null) {
-                            LOG.warnf("task %s attempt %d succeeded, but recording it failed: %s; the lease will "
-                                    + "expire and recovery will retry the task", claim.taskId(), claim.attempt(),
-                                    e.getMessage());
-                        } else if (!written) {
-                            LOG.infof("task %s attempt %d succeeded, but the claim was no longer current",
-                                    claim.taskId(), claim.attempt());
-                        }
-                    }));
+            case TaskOutcome.Success success -> succeeded(claim, success.result());
             case TaskOutcome.Failure failure -> logFailure(claim, failure.error(),
                     transitions.fail(claim, failure.error(), false, backoffBase, backoffCap));
             case TaskOutcome.PermanentFailure failure -> logFailure(claim, failure.error(),
@@ -71,9 +55,28 @@ final class AttemptOutcomes {
         }
     }
 
+    private void succeeded(Claim claim, JsonNode result) {
+        Optional<String> unstorable = unstorable(result);
+        if (unstorable.isPresent()) {
+            // Run again, the handler would most likely answer the same: the task ends here, with the reason.
+            String error = "the handler succeeded, but its result cannot be stored: " + unstorable.get();
+            logFailure(claim, error, transitions.fail(claim, error, true, backoffBase, backoffCap));
+            return;
+        }
+        successes.complete(claim, result).whenComplete((written, e) -> inLogContext(claim, () -> {
+            if (e != null) {
+                LOG.warnf("task %s attempt %d succeeded, but recording it failed: %s; the lease will expire and "
+                        + "recovery will retry the task", claim.taskId(), claim.attempt(), e.getMessage());
+            } else if (!written) {
+                LOG.infof("task %s attempt %d succeeded, but the claim was no longer current", claim.taskId(),
+                        claim.attempt());
+            }
+        }));
+    }
+
     /**
      * Why a handler's result cannot be written to the task's row, if it cannot: what a payload may not hold
-     * ({@link StorableJson}), or more than a payload's size.
+     * ({@link StorableJson}), or more than {@link StorableJson#MAX_RESULT_BYTES}.
      */
     private static Optional<String> unstorable(JsonNode result) {
         if (result == null) {
@@ -84,8 +87,8 @@ final class AttemptOutcomes {
             return problem.map(what -> "it contains " + what);
         }
         int bytes = result.toString().getBytes(StandardCharsets.UTF_8).length;
-        return bytes <= StorableJson.MAX_BYTES ? Optional.empty()
-                : Optional.of("it is " + bytes + " bytes of JSON; at most " + StorableJson.MAX_BYTES + " are kept");
+        return bytes <= StorableJson.MAX_RESULT_BYTES ? Optional.empty()
+                : Optional.of("it is " + bytes + " bytes of JSON; at most " + StorableJson.MAX_RESULT_BYTES + " are kept");
     }
 
     /** Runs {@code work} with the claim's task id and attempt in the calling thread's logging context (MDC). */

@@ -68,8 +68,12 @@ public class Workers {
      * two, and the workers still never wait (db-scheduler's lower limit does the same).
      */
     private final int refillAt;
-    /** Task ids a message carries at most, as this replica's dispatch pushes them. */
-    private final int tasksPerEntry;
+    /**
+     * Task ids a message may carry, as far as this replica knows: its own dispatch setting, or more if it read a
+     * longer message (another replica's dispatch pushed it with a higher setting). Reads are sized by it. The
+     * reader thread's alone.
+     */
+    private int longestEntry;
     /** How long one read waits for messages: well within the Redis client's time-out, so it never trips it. */
     private final Duration readBlock;
     /**
@@ -104,7 +108,7 @@ public class Workers {
         this.consumer = settings.replicaId() + "/" + UUID.randomUUID().toString().substring(0, 8);
         this.slots = new Slots(config.worker().concurrency() + config.worker().claimAhead());
         this.refillAt = Math.max(1, config.worker().claimAhead());
-        this.tasksPerEntry = config.dispatch().tasksPerEntry();
+        this.longestEntry = config.dispatch().tasksPerEntry();
         this.readBlock = Duration.ofMillis(Math.max(10, Math.min(1_000, redisTimeout.toMillis() / 2)));
         this.reclaimEvery = Duration.ofMillis(Math.max(readBlock.toMillis(), config.worker().lease().toMillis() / 3));
     }
@@ -162,7 +166,7 @@ public class Workers {
                 List<Claim> claimed = List.of();
                 long claimSentAt = 0;
                 try {
-                    int entries = Math.max(1, free / tasksPerEntry);
+                    int entries = Math.max(1, free / longestEntry);
                     List<Message> messages;
                     if (System.nanoTime() - nextReclaim >= 0) {
                         messages = queue.reclaim(consumer, config.worker().lease(), entries);
@@ -171,6 +175,7 @@ public class Workers {
                         messages = queue.read(consumer, entries, readBlock);
                     }
                     claimSentAt = System.nanoTime(); // the claims' leases count from here on this replica
+                    messages.forEach(message -> longestEntry = Math.max(longestEntry, message.taskIds().size()));
                     claimed = claim(messages);
                 } finally {
                     slots.settle(free, claimed.size());

@@ -42,6 +42,18 @@ class ApiErrorsTest {
     @Inject
     DataSource db;
 
+    /** A browser must not read an API answer, data or problem, as anything but what it is (X-Content-Type-Options). */
+    @Test
+    void everyApiAnswerTellsBrowsersNotToSniffItsType() {
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks").then().statusCode(200)
+                .header("X-Content-Type-Options", "nosniff");
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json").body("{")
+                .post("/api/v1/tasks").then().statusCode(400).header("X-Content-Type-Options", "nosniff");
+        given().get("/api/v1/tasks").then().statusCode(401).header("X-Content-Type-Options", "nosniff");
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/nothing-here").then().statusCode(404)
+                .header("X-Content-Type-Options", "nosniff");
+    }
+
     static Stream<Arguments> badSubmissions() {
         String big = "x".repeat(70 * 1024);
         String huge = "x".repeat(2 * 1024 * 1024);

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -142,6 +143,17 @@ class NastyInputsTest {
     @MethodSource("nastyTasks")
     void aNastyTaskIsRefusedNamingItsField(String what, String task, int status, String field, boolean unreadable) {
         refusedNaming(post(TASKS, JSON, task), status, field);
+    }
+
+    /** The detail speaks the API's language: what was sent and what is wanted, no Java type or exception. */
+    @ParameterizedTest
+    @ValueSource(strings = { "not-a-date", "", "2030-01-01T00:00:00", "2030-01-01", "+3000000000-01-01T00:00:00Z" })
+    void aStringThatIsNoInstantIsRefusedInTheApisWords(String runAt) {
+        Request request = post(TASKS, JSON, task("\"runAt\":\"" + runAt + "\""));
+        Answer answer = new RawApi(base).send(request);
+        assertEquals(400, answer.status(), answer::text);
+        assertEquals("'runAt' cannot be read: \"" + runAt + "\" is not an instant: send an ISO-8601 date and time "
+                + "with its offset, such as \"2030-01-01T00:00:00Z\"", answer.json().path("detail").asText(), answer::text);
     }
 
     @ParameterizedTest(name = "{0}")

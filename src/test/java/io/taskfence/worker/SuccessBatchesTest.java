@@ -101,13 +101,14 @@ class SuccessBatchesTest {
         Claim poisoned = claims.get(250);
         CountDownLatch allQueued = new CountDownLatch(1);
         Claim first = fixtures.claimed();
-        // The writer waits after its first batch (one success) until the 500 are queued: they go in one batch.
+        // `first` is written alone; its answer comes before the writer calls back, and there it waits until the
+        // 500 are queued: they go in the next batch together.
         try (SuccessBatches successes = new SuccessBatches(transitions.attempts(), written -> {
             if (written.contains(first)) {
                 awaitQuietly(allQueued);
             }
         })) {
-            successes.complete(first, null);
+            assertTrue(successes.complete(first, null).get());
             List<CompletableFuture<Boolean>> answers = new ArrayList<>();
             for (Claim claim : claims) {
                 answers.add(successes.complete(claim, claim == poisoned

@@ -32,7 +32,8 @@ import io.taskfence.testing.TestServers;
 /**
  * A webhook's answer that PostgreSQL cannot store as sent (a number it overflows on, or one too long to read back)
  * ends its own task DEAD with the reason, at its first attempt, and is never part of a batch of other tasks'
- * successes: a task finishing beside it is SUCCEEDED with its result, and the dead task reads back (no 500).
+ * successes: a task finishing beside it is SUCCEEDED with its result, and the dead task reads back (no 500). The
+ * longest answer the handler keeps (64 KiB, truncated and escaped into its result) is stored.
  */
 @QuarkusTest
 @TestServers
@@ -49,8 +50,10 @@ class UnstorableResultTest {
 
     @Test
     void anAnswerPostgresCannotStoreEndsOnlyItsOwnTaskDeadWithTheReason() {
+        // The longest answer the handler keeps, escaped in its result: more than a payload may be, and stored.
+        String big = "{\"s\":\"" + "\\\"".repeat(40_000) + "\"}";
         Map<String, String> answers = Map.of("/overflows-numeric", "{\"n\":1e200000}", "/too-long-to-read-back",
-                "{\"n\":1e5000}", "/fine", "{\"ok\":true}");
+                "{\"n\":1e5000}", "/fine", "{\"ok\":true}", "/big", big);
         answers.forEach((path, answer) -> server.createContext(path, exchange -> {
             byte[] body = answer.getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
@@ -65,12 +68,15 @@ class UnstorableResultTest {
             UUID overflowing = submit("/overflows-numeric");
             UUID tooLong = submit("/too-long-to-read-back");
             UUID fine = submit("/fine");
-            List<UUID> all = List.of(overflowing, tooLong, fine);
+            UUID large = submit("/big");
+            List<UUID> all = List.of(overflowing, tooLong, fine, large);
             await("all three finished").atMost(WAIT).pollInterval(Duration.ofMillis(100))
                     .until(() -> all.stream().allMatch(id -> FINISHED.contains(queries.find(id).orElseThrow().status())));
 
             assertEquals(TaskStatus.SUCCEEDED, queries.find(fine).orElseThrow().status());
             assertTrue(queries.find(fine).orElseThrow().result().path("body").path("ok").asBoolean());
+            assertEquals(TaskStatus.SUCCEEDED, queries.find(large).orElseThrow().status());
+            assertTrue(queries.find(large).orElseThrow().result().path("bodyTruncated").asBoolean());
             assertDeadFor(overflowing, "a number of more than 1000 digits written out (200001 at result.body.n)");
             assertDeadFor(tooLong, "a number of more than 1000 digits written out (5001 at result.body.n)");
             given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/{id}", tooLong).then().statusCode(200);

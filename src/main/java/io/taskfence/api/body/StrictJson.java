@@ -1,6 +1,7 @@
 package io.taskfence.api.body;
 
 import java.io.IOException;
+import java.time.DateTimeException;
 import java.time.Instant;
 
 import jakarta.inject.Singleton;
@@ -11,11 +12,13 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamWriteConstraints;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.datatype.jsr310.deser.InstantDeserializer;
 
@@ -75,7 +78,14 @@ final class StrictJson implements ObjectMapperCustomizer {
                 return (Instant) context.handleUnexpectedToken(Instant.class, parser.currentToken(), parser,
                         "an instant must be an ISO-8601 string such as \"2030-01-01T00:00:00Z\"");
             }
-            return InstantDeserializer.INSTANT.deserialize(parser, context);
+            String text = parser.getText();
+            try {
+                return InstantDeserializer.INSTANT.deserialize(parser, context);
+            } catch (JsonMappingException | DateTimeException e) {
+                // Jackson's message names java.time.Instant and the parser's exception: not the API's language.
+                throw InvalidFormatException.from(parser, "\"" + text + "\" is not an instant: send an ISO-8601 "
+                        + "date and time with its offset, such as \"2030-01-01T00:00:00Z\"", text, Instant.class);
+            }
         }
     }
 }

@@ -15,7 +15,9 @@ enum NonPublicAddress {
     PRIVATE("a private address (10/8, 172.16/12, 192.168/16, fc00::/7, fec0::/10)"),
     SHARED("a shared address (100.64.0.0/10, carrier-grade NAT and some cloud metadata services)"),
     MULTICAST("a multicast address"),
-    RESERVED("a reserved or broadcast address (240.0.0.0/4)");
+    RESERVED("a reserved, benchmarking or broadcast address (240.0.0.0/4, 192.0.0.0/24, 198.18.0.0/15)"),
+    TRANSLATED("an address of a local NAT64 translator or a Teredo tunnel (64:ff9b:1::/48, 2001::/32), which "
+            + "may lead to any IPv4 address");
 
     private final String description;
 
@@ -55,7 +57,7 @@ enum NonPublicAddress {
         if (a >= 224 && a < 240) {
             return MULTICAST;
         }
-        if (a >= 240) {
+        if (a >= 240 || a == 192 && b == 0 && (address[2] & 0xff) == 0 || a == 198 && (b & 0xfe) == 18) {
             return RESERVED;
         }
         return null;
@@ -80,6 +82,15 @@ enum NonPublicAddress {
         }
         int first = address[0] & 0xff;
         int second = address[1] & 0xff;
+        if (first == 0x20 && second == 0x02) {
+            return ofIpv4(Arrays.copyOfRange(address, 2, 6)); // 6to4, 2002:a.b.c.d::/48: a relay forwards to a.b.c.d
+        }
+        if (Arrays.equals(Arrays.copyOf(address, 6), new byte[] { 0, 0x64, (byte) 0xff, (byte) 0x9b, 0, 1 })
+                || Arrays.equals(Arrays.copyOf(address, 4), new byte[] { 0x20, 0x01, 0, 0 })) {
+            // Local-use NAT64 (RFC 8215) embeds its IPv4 address where its operator chose; Teredo's client
+            // address is obfuscated and its relay decides: neither says where the call ends up.
+            return TRANSLATED;
+        }
         if (first == 0xfe && (second & 0xc0) == 0x80) {
             return LINK_LOCAL;
         }

@@ -23,15 +23,20 @@ class NonPublicAddressTest {
             "fc00::1, PRIVATE", "fd00:ec2::254, PRIVATE", "fec0::1, PRIVATE",
             "100.64.0.1, SHARED", "100.100.100.200, SHARED", "100.127.255.255, SHARED",
             "224.0.0.1, MULTICAST", "239.1.1.1, MULTICAST", "ff02::1, MULTICAST",
-            "240.0.0.1, RESERVED", "255.255.255.255, RESERVED",
-            "64:ff9b::a9fe:a9fe, LINK_LOCAL", "::7f00:1, LOOPBACK" })
+            "240.0.0.1, RESERVED", "255.255.255.255, RESERVED", "192.0.0.170, RESERVED", "198.18.0.1, RESERVED",
+            "198.19.255.255, RESERVED",
+            "64:ff9b::a9fe:a9fe, LINK_LOCAL", "::7f00:1, LOOPBACK",
+            "64:ff9b:1::a9fe:a9fe, TRANSLATED", "64:ff9b:1:ffff::1, TRANSLATED", "2001::1, TRANSLATED",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2, TRANSLATED",
+            "2002:7f00:1::1, LOOPBACK", "2002:a9fe:a9fe::1, LINK_LOCAL", "2002:c0a8:101::1, PRIVATE" })
     void addressesThatReachThisHostOrItsNetworkAreNotPublic(String address, NonPublicAddress kind) throws Exception {
         assertEquals(Optional.of(kind), NonPublicAddress.of(InetAddress.getByName(address)));
     }
 
     @ParameterizedTest
     @ValueSource(strings = { "8.8.8.8", "1.1.1.1", "172.15.255.255", "172.32.0.1", "100.63.255.255", "100.128.0.1",
-            "192.0.2.1", "169.253.1.1", "2001:4860:4860::8888", "2606:4700::1111", "64:ff9b::808:808" })
+            "192.0.2.1", "169.253.1.1", "2001:4860:4860::8888", "2606:4700::1111", "64:ff9b::808:808", "192.0.1.1",
+            "198.17.255.255", "198.20.0.1", "2002:808:808::1", "2001:1::1", "64:ff9b:2::1" })
     void othersArePublic(String address) throws Exception {
         assertEquals(Optional.empty(), NonPublicAddress.of(InetAddress.getByName(address)));
     }
