@@ -316,8 +316,24 @@ class HttpHandlerTest {
         return handlers.forType("http").orElseThrow();
     }
 
+    /**
+     * One attempt; once more if it failed without the hook server seeing a request. Under CI's load a call has
+     * failed within milliseconds, before reaching the server (seen a few times in CI, never alone, the cause not
+     * yet known): what these cases test is what the handler makes of an answer, so such a call goes again, and
+     * its error is printed for whoever finds the cause. Calls meant to go elsewhere (a closed port, a name that
+     * does not resolve) are made once.
+     */
     private TaskOutcome handle(ObjectNode payload) throws Exception {
-        return http().handle(new TaskHandler.Work(UUID.randomUUID(), payload, 1));
+        TaskHandler.Work work = new TaskHandler.Work(UUID.randomUUID(), payload, 1);
+        int seen = RECEIVED.size();
+        TaskOutcome outcome = http().handle(work);
+        boolean toTheHookServer = payload.path("url").asText().startsWith("http://127.0.0.1:" + port() + "/");
+        if (outcome instanceof TaskOutcome.Failure failed && toTheHookServer && RECEIVED.size() == seen) {
+            System.err.println("HttpHandlerTest: the call to " + payload.path("url").asText()
+                    + " failed without reaching the hook server (" + failed.error() + "); calling again");
+            outcome = http().handle(work);
+        }
+        return outcome;
     }
 
     private static ObjectNode payload(String path) {
