@@ -277,6 +277,19 @@ public interface TaskfenceConfig {
 
             /** Unfinished tasks (PENDING, ENQUEUED, PROCESSING, FAILED) this key may have at once. */
             OptionalInt maxUnfinished();
+
+            /**
+             * This key's share of each dispatch batch against other keys with due tasks, 1 to 100: a key of
+             * weight 3 gets three tasks to every one of a key of weight 1 (DESIGN.md, "Dispatch", "Fair shares").
+             */
+            @WithDefault("1")
+            int weight();
+
+            /**
+             * The highest {@code priority} this key's tasks may ask for (-1000 to 1000); none: 1000. Priority orders
+             * a key's own tasks only: dispatch shares between keys first.
+             */
+            OptionalInt maxPriority();
         }
     }
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 import jakarta.inject.Singleton;
 import jakarta.validation.ConstraintViolation;
@@ -60,7 +61,7 @@ public final class SubmissionChecks {
      * body and header (here per task, so that one bad task does not refuse the others), then
      * {@link #newTask}. Violations name the field by its path in the batch, e.g. {@code tasks[3].priority}.
      */
-    NewTask newTask(int index, BatchTask item) {
+    NewTask newTask(int index, BatchTask item, String owner) {
         String at = "tasks[" + index + "]";
         if (item == null) {
             throw new ProblemException(Problem.invalid(List.of(new Problem.Violation(at, "body", NOT_A_TASK))));
@@ -74,7 +75,7 @@ public final class SubmissionChecks {
             throw new ProblemException(Problem.invalid(violations));
         }
         try {
-            return newTask(item.task(), item.idempotencyKey());
+            return newTask(item.task(), item.idempotencyKey(), owner);
         } catch (ProblemException refused) {
             Problem problem = refused.problem();
             throw problem.field() == null ? refused : new ProblemException(problem.withField(at + "." + problem.field()));
@@ -82,11 +83,20 @@ public final class SubmissionChecks {
     }
 
     /**
-     * The checks after Bean Validation: the payload, the type's handler, the times; the task to store. A
-     * refusal names the field to blame in its {@code field}.
+     * The checks after Bean Validation: the payload, the type's handler, the times, the priority the owner may ask
+     * for; the task to store, owned by {@code owner} (the key's name, null without authentication). A refusal
+     * names the field to blame in its {@code field}.
      */
-    NewTask newTask(SubmitRequest body, String idempotencyKey) {
+    NewTask newTask(SubmitRequest body, String idempotencyKey, String owner) {
         typeAndPayload(body.type(), body.payload());
+        int priority = Optional.ofNullable(body.priority()).orElse(0);
+        OptionalInt maxPriority = owner == null ? OptionalInt.empty()
+                : Optional.ofNullable(config.auth().keys().get(owner)).map(TaskfenceConfig.Auth.Key::maxPriority)
+                        .orElse(OptionalInt.empty());
+        if (maxPriority.isPresent() && priority > maxPriority.getAsInt()) {
+            throw Problems.about("priority", Status.BAD_REQUEST, "priority must be at most " + maxPriority.getAsInt()
+                    + " for API key '" + owner + "' (its max-priority), not " + priority);
+        }
         inRange("runAt", body.runAt());
         inRange("deadline", body.deadline());
         if (body.deadline() != null && body.runAt() != null && !body.deadline().isAfter(body.runAt())) {
@@ -94,7 +104,7 @@ public final class SubmissionChecks {
         }
         return new NewTask(body.type(), (ObjectNode) body.payload(),
                 Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
-                Optional.ofNullable(body.priority()).orElse(0), body.runAt(), body.deadline(), idempotencyKey);
+                priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner);
     }
 
     /**

@@ -30,7 +30,8 @@ public record SubmitRequest(
         Instant runAt,
 
         @Min(-1000) @Max(1000)
-        @Schema(description = "higher runs first; 0 when absent")
+        @Schema(description = "higher runs first among the key's own tasks (dispatch shares between keys first); "
+                + "at most the key's max-priority; 0 when absent")
         Integer priority,
 
         @Schema(description = "the task is DEAD if not done by this instant (ISO-8601)")

@@ -102,7 +102,7 @@ public class TaskResource {
         if (idempotencyKey == null && headers.getHeaderString(IDEMPOTENCY_KEY) != null) {
             throw Problems.invalid("header", IDEMPOTENCY_KEY, SubmissionChecks.IDEMPOTENCY_KEY_RULE);
         }
-        Submission submission = submissions.submit(checks.newTask(body, idempotencyKey).ownedBy(caller().name()));
+        Submission submission = submissions.submit(checks.newTask(body, idempotencyKey, caller().name()));
         Task task = submission.task();
         if (submission.created()) {
             due.fire(new TasksBecameDue());
@@ -130,7 +130,7 @@ public class TaskResource {
         String owner = caller().name();
         for (int index = 0; index < tasks.size(); index++) {
             try {
-                accepted.add(checks.newTask(index, tasks.get(index)).ownedBy(owner));
+                accepted.add(checks.newTask(index, tasks.get(index), owner));
                 acceptedAt.add(index);
             } catch (ProblemException refused) {
                 items[index] = refused(index, refused.problem(), uri);

@@ -54,6 +54,23 @@ class KeyConfigurationTest {
     }
 
     @Test
+    void weightsAndPriorityCapsOutOfRangeAreRefusedNamingTheKey() {
+        TaskfenceConfig.Auth auth = auth(Map.of(
+                "TASKFENCE_AUTH_KEYS_BIG_SECRET", "s1",
+                "TASKFENCE_AUTH_KEYS_BIG_WEIGHT", "3",
+                "TASKFENCE_AUTH_KEYS_BIG_MAX_PRIORITY", "10",
+                "TASKFENCE_AUTH_KEYS_ZERO_SECRET", "s2",
+                "TASKFENCE_AUTH_KEYS_ZERO_WEIGHT", "0",
+                "TASKFENCE_AUTH_KEYS_HIGH_SECRET", "s3",
+                "TASKFENCE_AUTH_KEYS_HIGH_MAX_PRIORITY", "1001"));
+        assertEquals(3, auth.keys().get("big").weight());
+        assertEquals(10, auth.keys().get("big").maxPriority().getAsInt());
+        assertEquals(1, auth.keys().get("high").weight(), "the default weight");
+        assertEquals(List.of("API key 'high': max-priority must be -1000 to 1000 (the range of priority), not 1001",
+                "API key 'zero': weight must be 1 to 100, not 0"), KeyRules.refusals(auth, false).stream().sorted().toList());
+    }
+
+    @Test
     void authOffIsRefusedInProdUnlessAllowedExplicitly() {
         assertEquals(1, KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false")), true).size());
         assertEquals(List.of(), KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false",

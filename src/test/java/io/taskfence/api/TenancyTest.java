@@ -137,4 +137,22 @@ class TenancyTest {
             throw new AssertionError("the listing is not JSON", e);
         }
     }
+
+    @Test
+    void aKeysMaxPriorityCapsWhatItsTasksMayAskForInASubmitAndABatch() {
+        String over = "{\"type\":\"noop\",\"priority\":" + (ApiKeysForTests.WEIGHTED_MAX_PRIORITY + 1) + ",\"payload\":{}}";
+        String atCap = "{\"type\":\"noop\",\"priority\":" + ApiKeysForTests.WEIGHTED_MAX_PRIORITY + ",\"payload\":{}}";
+        long before = Sql.count(db, "select count(*) from tasks where owner = ?", ApiKeysForTests.WEIGHTED_KEY_NAME);
+        given().auth().oauth2(ApiKeysForTests.WEIGHTED_KEY).contentType("application/json").body(over)
+                .post("/api/v1/tasks").then().statusCode(400).contentType("application/problem+json")
+                .body("field", is("priority"))
+                .body("detail", is("priority must be at most 10 for API key 'weighted' (its max-priority), not 11"));
+        given().auth().oauth2(ApiKeysForTests.WEIGHTED_KEY).contentType("application/json")
+                .body("{\"tasks\":[" + atCap + "," + over + "]}").post("/api/v1/tasks/batch").then().statusCode(200)
+                .body("created", is(1)).body("items[1].problem.field", is("tasks[1].priority"));
+        assertEquals(before + 1, Sql.count(db, "select count(*) from tasks where owner = ?",
+                ApiKeysForTests.WEIGHTED_KEY_NAME), "only the task within the cap was stored");
+        given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).contentType("application/json").body(over.replace("11", "1000"))
+                .post("/api/v1/tasks").then().statusCode(201);
+    }
 }

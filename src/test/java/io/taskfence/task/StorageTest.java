@@ -222,7 +222,8 @@ class StorageTest {
         List<TaskRow> found = new ArrayList<>();
         Sql.rows(db, "select t.status, (select count(*) from tasks_due d where d.task_id = t.id), "
                 + "exists (select 1 from tasks_due d where d.task_id = t.id and d.run_at = t.run_at "
-                + "and d.priority = t.priority), (select count(*) from tasks_in_flight f where f.task_id = t.id), "
+                + "and d.priority = t.priority and d.owner = coalesce(t.owner, '')), "
+                + "(select count(*) from tasks_in_flight f where f.task_id = t.id and f.owner = coalesce(t.owner, '')), "
                 + "(select count(*) from tasks_off_path o where o.task_id = t.id) from tasks t where t.id = '" + id + "'",
                 row -> found.add(new TaskRow(row.getString(1), row.getLong(2), row.getBoolean(3), row.getLong(4),
                         row.getLong(5))));

@@ -1,5 +1,6 @@
 package io.taskfence.testing;
 
+import java.util.HashMap;
 import java.util.Map;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
@@ -20,16 +21,30 @@ public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManage
     public static final String QUOTA_KEY = "tf-quo-8d26f1a4c07b93e5a1f68d2c4e0b7935";
     public static final String QUOTA_KEY_NAME = "quotatenant";
     public static final int QUOTA_LIMIT = 3;
+    /** A submit key whose tasks only the fairness tests make: a flood they delete afterwards. */
+    public static final String FLOOD_KEY = "tf-flo-4a7c0e93d1b586f2c9e03a7d5b1f8e64";
+    public static final String FLOOD_KEY_NAME = "flooder";
+    /** A submit key with three shares of each dispatch batch and priorities capped at {@link #WEIGHTED_MAX_PRIORITY}. */
+    public static final String WEIGHTED_KEY = "tf-wei-93e1b7d04f2a6c85e7d19b3f0a4c6e28";
+    public static final String WEIGHTED_KEY_NAME = "weighted";
+    public static final int WEIGHT = 3;
+    public static final int WEIGHTED_MAX_PRIORITY = 10;
 
     @Override
     public Map<String, String> start() {
-        return Map.of("taskfence.auth.enabled", "true",
-                "taskfence.auth.keys." + SUBMIT_KEY_NAME + ".secret", SUBMIT_KEY,
-                "taskfence.auth.keys." + OTHER_SUBMIT_KEY_NAME + ".secret", OTHER_SUBMIT_KEY,
-                "taskfence.auth.keys." + ADMIN_KEY_NAME + ".secret", ADMIN_KEY,
-                "taskfence.auth.keys." + ADMIN_KEY_NAME + ".role", "admin",
-                "taskfence.auth.keys." + QUOTA_KEY_NAME + ".secret", QUOTA_KEY,
-                "taskfence.auth.keys." + QUOTA_KEY_NAME + ".max-unfinished", String.valueOf(QUOTA_LIMIT));
+        Map<String, String> settings = new HashMap<>();
+        settings.put("taskfence.auth.enabled", "true");
+        settings.put("taskfence.auth.keys." + SUBMIT_KEY_NAME + ".secret", SUBMIT_KEY);
+        settings.put("taskfence.auth.keys." + OTHER_SUBMIT_KEY_NAME + ".secret", OTHER_SUBMIT_KEY);
+        settings.put("taskfence.auth.keys." + ADMIN_KEY_NAME + ".secret", ADMIN_KEY);
+        settings.put("taskfence.auth.keys." + ADMIN_KEY_NAME + ".role", "admin");
+        settings.put("taskfence.auth.keys." + QUOTA_KEY_NAME + ".secret", QUOTA_KEY);
+        settings.put("taskfence.auth.keys." + QUOTA_KEY_NAME + ".max-unfinished", String.valueOf(QUOTA_LIMIT));
+        settings.put("taskfence.auth.keys." + FLOOD_KEY_NAME + ".secret", FLOOD_KEY);
+        settings.put("taskfence.auth.keys." + WEIGHTED_KEY_NAME + ".secret", WEIGHTED_KEY);
+        settings.put("taskfence.auth.keys." + WEIGHTED_KEY_NAME + ".weight", String.valueOf(WEIGHT));
+        settings.put("taskfence.auth.keys." + WEIGHTED_KEY_NAME + ".max-priority", String.valueOf(WEIGHTED_MAX_PRIORITY));
+        return settings;
     }
 
     @Override

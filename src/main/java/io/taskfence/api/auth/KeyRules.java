@@ -19,6 +19,7 @@ public final class KeyRules {
     public static final String NAME_PATTERN = "[a-z0-9]{1,32}";
     static final Pattern NAME = Pattern.compile(NAME_PATTERN);
     static final int MIN_PROD_SECRET = 32;
+    static final int MAX_WEIGHT = 100;
     static final List<String> ROLES = List.of(Roles.SUBMIT, Roles.ADMIN);
     /** Words that mark a value written to be replaced, as templates and examples write them. */
     private static final List<String> PLACEHOLDER_WORDS = List.of("change-me", "changeme", "change_me", "example",
@@ -46,6 +47,15 @@ public final class KeyRules {
             if (!ROLES.contains(key.role())) {
                 refusals.add("API key '" + name + "': role must be one of " + ROLES + ", not '" + key.role() + "'");
             }
+            if (key.weight() < 1 || key.weight() > MAX_WEIGHT) {
+                refusals.add("API key '" + name + "': weight must be 1 to " + MAX_WEIGHT + ", not " + key.weight());
+            }
+            key.maxPriority().ifPresent(max -> {
+                if (max < -1000 || max > 1000) {
+                    refusals.add("API key '" + name + "': max-priority must be -1000 to 1000 (the range of priority), not "
+                            + max);
+                }
+            });
             String secret = key.secret().map(String::strip).orElse("");
             if (secret.isEmpty()) {
                 refusals.add("API key '" + name + "' has no secret (taskfence.auth.keys." + name + ".secret)");

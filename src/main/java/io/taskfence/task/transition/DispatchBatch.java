@@ -8,10 +8,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import io.taskfence.TaskfenceConfig;
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.store.TaskDatabase;
@@ -27,29 +30,55 @@ import io.taskfence.types.TypeLimits;
 public class DispatchBatch {
 
     /**
-     * The due rows a batch may take, from {@code tasks_due} (DESIGN.md, "Storage"): a row per waiting task; completed
-     * by a condition on the type and {@link #DUE_ORDER}. Not locked: only one dispatcher runs at a time (the fence
-     * row's lock serialises their transactions), and the batch's UPDATE locks each task it moves and checks its
-     * status and run_at again; a cancel that commits meanwhile has deleted its task's row, and the update moves
-     * nothing.
+     * Every owner with a row in {@code tasks_due}, by a skip scan of {@code tasks_due_owner_order}: an index probe per
+     * owner, however many tasks each has. Ends with a null row, which the selects skip.
      */
-    private static final String DUE_ROWS = "select task_id, priority, run_at from tasks_due "
-            + "where run_at <= now() ";
-    private static final String DUE_ORDER = "order by priority desc, run_at limit ?";
+    private static final String OWNERS = "owners as ((select owner from tasks_due order by owner limit 1) union all "
+            + "select (select d.owner from tasks_due d where d.owner > owners.owner order by d.owner limit 1) "
+            + "from owners where owners.owner is not null), "
+            + "weights as (select * from unnest(?::text[], ?::int[]) as w(owner, weight))";
+
+    /**
+     * The due rows a batch may take of some types, shared between owners (DESIGN.md, "Dispatch", "Fair shares"):
+     * each owner's first rows by {@code priority desc, run_at} from the index, numbered; an owner of weight
+     * {@code w} has its rows 1 to w in turn 0, w+1 to 2w in turn 1, and so on; the select takes whole turns
+     * first. Not locked: only one dispatcher runs at a time (the fence row's lock serialises their transactions),
+     * and the batch's UPDATE locks each task it moves and checks its status and run_at again; a cancel that
+     * commits meanwhile has deleted its task's row, and the update moves nothing. Takes a condition on the type
+     * and then the limit (of each owner's rows and of the whole) twice.
+     */
+    private static String fairShare(String typeCondition) {
+        return "select task_id, owner, priority, run_at, turn from (select owned.*, (owned.rank - 1) / "
+                + "coalesce((select weight from weights w where w.owner = owned.owner), 1) as turn from owners "
+                + "cross join lateral (select task_id, owner, priority, run_at, row_number() over (order by priority "
+                + "desc, run_at) as rank from (select task_id, owner, priority, run_at from tasks_due d "
+                + "where d.owner = owners.owner and run_at <= now() and " + typeCondition + " "
+                + "order by priority desc, run_at limit ?) as first_rows) as owned) as turns "
+                + "order by turn, priority desc, run_at limit ?";
+    }
 
     private final TaskDatabase database;
     private final TransitionMeters meters;
     private final TypeLimits limits;
+    /** The keys whose share is not 1 ({@code taskfence.auth.keys.<name>.weight}); every other owner has 1. */
+    private final Map<String, Integer> weights;
 
-    DispatchBatch(TaskDatabase database, TransitionMeters meters, TypeLimits limits) {
+    DispatchBatch(TaskDatabase database, TransitionMeters meters, TypeLimits limits, TaskfenceConfig config) {
         this.database = database;
         this.meters = meters;
         this.limits = limits;
+        this.weights = new TreeMap<>();
+        config.auth().keys().forEach((name, key) -> {
+            if (key.weight() != 1) {
+                weights.put(name, key.weight());
+            }
+        });
     }
 
     /**
-     * Due PENDING and FAILED → ENQUEUED, at most {@code limit}, highest priority then oldest {@code run_at}
-     * first, in one fenced transaction. Paused types are left out, and a limited type gets at most the room its limits leave ({@link
+     * Due PENDING and FAILED → ENQUEUED, at most {@code limit}, shared between the owners that have due tasks in
+     * turns by their weights, each owner's highest priority then oldest {@code run_at} first, in one fenced
+     * transaction. Paused types are left out, and a limited type gets at most the room its limits leave ({@link
      * DispatchRoom}): its due tasks are read by a select of their own, limited to that room, beside the select
      * of all other types, so that a type at its limit never takes the batch's places from the others.
      *
@@ -64,36 +93,44 @@ public class DispatchBatch {
         Moved moved = database.fenced(fence, connection -> {
             DispatchRoom room = DispatchRoom.read(connection, limits);
             List<String> limitedTypes = List.copyOf(room.room().keySet());
-            // Each select reads in the order of the index tasks_due_order and the batch is updated through the
-            // primary key: a join of the two would let the planner scan the whole table for a few hundred rows.
-            StringBuilder sql = new StringBuilder("with general as (" + DUE_ROWS + "and type <> all(?) " + DUE_ORDER + ")");
+            // Each select reads an owner's rows in the order of the index tasks_due_owner_order and the batch is
+            // updated through the primary key: a join of the two would let the planner scan the whole table.
+            StringBuilder sql = new StringBuilder("with recursive " + OWNERS + ", general as (")
+                    .append(fairShare("type <> all(?)")).append(")");
             for (int i = 0; i < limitedTypes.size(); i++) {
-                sql.append(", limited").append(i).append(" as (").append(DUE_ROWS).append("and type = ? ")
-                        .append(DUE_ORDER).append(")");
+                sql.append(", limited").append(i).append(" as (").append(fairShare("type = ?")).append(")");
             }
-            sql.append(", due as (select task_id, priority, run_at from (select * from general");
+            // An owner's rows from several selects take their turns again among themselves.
+            sql.append(", due as (select task_id, priority, run_at, (row_number() over (partition by owner order by "
+                    + "priority desc, run_at) - 1) / coalesce((select weight from weights w where w.owner = any_type.owner), 1) "
+                    + "as turn from (select * from general");
             for (int i = 0; i < limitedTypes.size(); i++) {
                 sql.append(" union all select * from limited").append(i);
             }
             // Each task's row is locked (by the update) before its tasks_due row (by the delete that reads the
             // update's output), the order in which the triggers of every other transition take them: a cancel
             // racing this batch waits for it, or it for the cancel, never both.
-            sql.append(") as any_type order by priority desc, run_at limit ?), "
+            sql.append(") as any_type order by turn, priority desc, run_at limit ?), "
                     + "moved as (update tasks set status = 'ENQUEUED', fence = ?, enqueues = enqueues + 1, "
                     + "enqueued_at = now(), updated_at = now() where id = any(array(select task_id from due)) "
-                    + "and " + DUE + " returning id, type, priority, run_at), "
+                    + "and " + DUE + " returning id, type, owner), "
                     + "taken as (delete from tasks_due where task_id in (select id from moved)), "
-                    + "in_flight as (insert into tasks_in_flight (task_id, type) select id, type from moved "
-                    + "on conflict (task_id) do nothing) "
+                    + "in_flight as (insert into tasks_in_flight (task_id, type, owner) "
+                    + "select id, type, coalesce(owner, '') from moved on conflict (task_id) do nothing) "
                     + "select due.task_id, moved.type from due left join moved on moved.id = due.task_id "
-                    + "order by due.priority desc, due.run_at");
+                    + "order by due.turn, due.priority desc, due.run_at");
             try (PreparedStatement enqueue = connection.prepareStatement(sql.toString())) {
                 int parameter = 1;
+                enqueue.setArray(parameter++, connection.createArrayOf("text", weights.keySet().toArray()));
+                enqueue.setArray(parameter++, connection.createArrayOf("int4", weights.values().toArray()));
                 enqueue.setArray(parameter++, connection.createArrayOf("text", room.excluded().toArray()));
                 enqueue.setInt(parameter++, limit);
+                enqueue.setInt(parameter++, limit);
                 for (String type : limitedTypes) {
+                    int typeRoom = Math.min(limit, room.room().get(type));
                     enqueue.setString(parameter++, type);
-                    enqueue.setInt(parameter++, Math.min(limit, room.room().get(type)));
+                    enqueue.setInt(parameter++, typeRoom);
+                    enqueue.setInt(parameter++, typeRoom);
                 }
                 enqueue.setInt(parameter++, limit);
                 enqueue.setLong(parameter, fence.token());
