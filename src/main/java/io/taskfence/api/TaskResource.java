@@ -51,6 +51,7 @@ import io.taskfence.task.submit.OverQuota;
 import io.taskfence.task.submit.OverQuotaException;
 import io.taskfence.task.submit.ReusedKey;
 import io.taskfence.task.submit.Submission;
+import io.taskfence.task.submit.Retries;
 import io.taskfence.task.submit.Submissions;
 import io.taskfence.task.submit.Submitted;
 import io.taskfence.task.transition.OperatorControls;
@@ -70,6 +71,7 @@ public class TaskResource {
     private final Submissions batches;
     private final GroupedSubmissions submissions;
     private final OperatorControls controls;
+    private final Retries retries;
     private final TaskQueries queries;
     private final SubmissionChecks checks;
     private final Event<TasksBecameDue> due;
@@ -77,12 +79,13 @@ public class TaskResource {
     private final TaskHistory history;
     private final SecurityIdentity identity;
 
-    TaskResource(Submissions batches, GroupedSubmissions submissions, OperatorControls controls, TaskQueries queries,
-            SubmissionChecks checks, Event<TasksBecameDue> due, Event<TaskCancelled> cancels, TaskHistory history,
+    TaskResource(Submissions batches, GroupedSubmissions submissions, OperatorControls controls, Retries retries,
+            TaskQueries queries, SubmissionChecks checks, Event<TasksBecameDue> due, Event<TaskCancelled> cancels, TaskHistory history,
             SecurityIdentity identity) {
         this.batches = batches;
         this.submissions = submissions;
         this.controls = controls;
+        this.retries = retries;
         this.queries = queries;
         this.checks = checks;
         this.due = due;
@@ -211,7 +214,10 @@ public class TaskResource {
     @Path("/{id}/retry")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     public Task retry(@PathParam("id") String id) {
-        return controls.retry(taskId(id), caller().scope()).orElseThrow(() -> refused(id, "retry", "DEAD or CANCELLED"));
+        Task retried = retries.retry(taskId(id), caller().scope())
+                .orElseThrow(() -> refused(id, "retry", "DEAD or CANCELLED"));
+        due.fire(new TasksBecameDue());
+        return retried;
     }
 
     // Parameters are parsed here rather than by JAX-RS, which answers a bad one with a bare 404.

@@ -51,7 +51,7 @@ class QuotaTest {
         long before = all();
         submit().post("/api/v1/tasks").then().statusCode(429).contentType("application/problem+json")
                 .header("Retry-After", "10")
-                .body("detail", containsString("API key '" + OWNER + "' has 3 unfinished tasks and may have at most 3"));
+                .body("detail", containsString("API key '" + OWNER + "' has reached its quota of 3 unfinished tasks; the 1 submitted would exceed it"));
         assertEquals(before, all(), "a refused submission stored a row");
         assertEquals(LIMIT, unfinished());
     }
@@ -63,7 +63,7 @@ class QuotaTest {
         String three = "{\"tasks\":[" + TASK + "," + TASK + "," + TASK + "]}";
         given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).contentType("application/json").body(three)
                 .post("/api/v1/tasks/batch").then().statusCode(429).contentType("application/problem+json")
-                .header("Retry-After", "10").body("detail", containsString("the 3 submitted would exceed"));
+                .header("Retry-After", "10").body("detail", containsString("has 1 unfinished tasks and may have at most 3; the 3 submitted would exceed it"));
         assertEquals(before, all(), "a refused batch stored a row");
 
         String two = "{\"tasks\":[" + TASK + "," + TASK + "]}";
@@ -83,18 +83,51 @@ class QuotaTest {
         submit().post("/api/v1/tasks").then().statusCode(201);
     }
 
-    /** Submissions at once, single and batch: exactly the quota is stored, the rest answered 429. */
+    /** Cancelling frees room, and a retry takes it as a submission would: a cancel-and-retry loop cannot pass it. */
+    @Test
+    void aRetryIsHeldToTheQuotaAsASubmissionIs() {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < LIMIT; i++) {
+            ids.add(submit().post("/api/v1/tasks").then().statusCode(201).extract().path("id"));
+        }
+        given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).post("/api/v1/tasks/" + ids.get(0) + "/cancel").then()
+                .statusCode(200);
+        submit().post("/api/v1/tasks").then().statusCode(201);
+        given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).post("/api/v1/tasks/" + ids.get(0) + "/retry").then()
+                .statusCode(429).contentType("application/problem+json").header("Retry-After", "10")
+                .body("detail", containsString("has reached its quota of 3 unfinished tasks; retrying this task would "
+                        + "exceed it, so it was not retried"));
+        assertEquals("CANCELLED", Sql.value(db, "select status from tasks where id = ?::uuid", ids.get(0)));
+        assertEquals(LIMIT, unfinished());
+        given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).post("/api/v1/tasks/" + ids.get(1) + "/cancel").then()
+                .statusCode(200);
+        given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).post("/api/v1/tasks/" + ids.get(0) + "/retry").then()
+                .statusCode(200).body("status", is("PENDING"));
+    }
+
+    /** Submissions and retries at once, single and batch: exactly the quota is stored, the rest answered 429. */
     @Test
     void theQuotaHoldsExactlyUnderConcurrentSubmissions() throws Exception {
         int callers = 16;
+        List<String> cancelled = new ArrayList<>();
+        for (int i = 0; i < callers / 4; i++) {
+            String id = submit().post("/api/v1/tasks").then().statusCode(201).extract().path("id");
+            given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).post("/api/v1/tasks/" + id + "/cancel").then().statusCode(200);
+            cancelled.add(id);
+        }
         ExecutorService pool = Executors.newFixedThreadPool(callers);
         try {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<Integer>> answers = new ArrayList<>();
             for (int i = 0; i < callers; i++) {
                 boolean batch = i % 4 == 0;
+                String retry = i % 4 == 1 ? cancelled.get(i / 4) : null;
                 answers.add(pool.submit(() -> {
                     start.await();
+                    if (retry != null) {
+                        return given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).post("/api/v1/tasks/" + retry + "/retry")
+                                .statusCode();
+                    }
                     return batch
                             ? given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).contentType("application/json")
                                     .body("{\"tasks\":[" + TASK + "]}").post("/api/v1/tasks/batch").statusCode()

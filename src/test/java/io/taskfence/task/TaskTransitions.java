@@ -17,6 +17,7 @@ import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.submit.OverQuota;
 import io.taskfence.task.submit.OverQuotaException;
 import io.taskfence.task.submit.ReusedKey;
+import io.taskfence.task.submit.Retries;
 import io.taskfence.task.submit.Submission;
 import io.taskfence.task.submit.Submissions;
 import io.taskfence.task.submit.Submitted;
@@ -39,14 +40,16 @@ public class TaskTransitions {
     private final AttemptTransitions attempts;
     private final OperatorControls controls;
     private final LeaseRecovery recovery;
+    private final Retries retries;
 
     TaskTransitions(Submissions submissions, DispatchBatch dispatch, AttemptTransitions attempts,
-            OperatorControls controls, LeaseRecovery recovery) {
+            OperatorControls controls, LeaseRecovery recovery, Retries retries) {
         this.submissions = submissions;
         this.dispatch = dispatch;
         this.attempts = attempts;
         this.controls = controls;
         this.recovery = recovery;
+        this.retries = retries;
     }
 
     /** The worker's side, for tests that build worker parts by hand. */
@@ -80,11 +83,11 @@ public class TaskTransitions {
     }
 
     public Optional<Task> retry(UUID id) {
-        return controls.retry(id, TaskScope.ALL);
+        return retries.retry(id, TaskScope.ALL);
     }
 
     public Optional<Task> retry(UUID id, TaskScope scope) {
-        return controls.retry(id, scope);
+        return retries.retry(id, scope);
     }
 
     public List<UUID> enqueueDue(FenceToken fence, int limit) {

@@ -1,5 +1,9 @@
 package io.taskfence.task.submit;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.OptionalInt;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -9,10 +13,21 @@ import io.taskfence.TaskfenceConfig;
 /**
  * How many unfinished tasks (PENDING, ENQUEUED, PROCESSING, FAILED) each API key may have at once: its own
  * {@code taskfence.auth.keys.<name>.max-unfinished}, else {@code taskfence.auth.max-unfinished}, else no
- * limit (DESIGN.md, "Configuration", "Quotas"). {@link Submissions#submitAll} holds submissions to it.
+ * limit (DESIGN.md, "Configuration", "Quotas"). Everything that makes a key's task unfinished (a submission, a
+ * retry) first counts under {@link #lockAndCount}.
  */
 @ApplicationScoped
 public class Quotas {
+
+    /**
+     * An owner's unfinished tasks, at most {@code ?} of them: its rows in the side tables of waiting and in-flight
+     * tasks ({@code tasks_due}, {@code tasks_in_flight}), each checked against its task's status (SQL by hand can
+     * leave a side row behind). Its cost follows the quota, not the owner's history, nor its backlog.
+     */
+    private static final String UNFINISHED = "select count(*) from (select 1 from tasks_due d join tasks t "
+            + "on t.id = d.task_id and t.status in ('PENDING', 'FAILED') where d.owner = ? "
+            + "union all select 1 from tasks_in_flight f join tasks t "
+            + "on t.id = f.task_id and t.status in ('ENQUEUED', 'PROCESSING') where f.owner = ? limit ?) as unfinished";
 
     private final TaskfenceConfig.Auth auth;
 
@@ -21,10 +36,36 @@ public class Quotas {
     }
 
     public OptionalInt limitFor(String owner) {
+        if (owner == null) {
+            return OptionalInt.empty();
+        }
         TaskfenceConfig.Auth.Key key = auth.keys().get(owner);
         if (key != null && key.maxUnfinished().isPresent()) {
             return key.maxUnfinished();
         }
         return auth.maxUnfinished();
+    }
+
+    /**
+     * Takes {@code owner}'s quota lock for the rest of the transaction and counts its unfinished tasks, up to
+     * {@code limit} (a count that reached it means: no room). The lock is transaction-scoped and advisory: the
+     * next transaction that would add to the owner's unfinished tasks counts only after this one has committed or
+     * rolled back, so the quota holds exactly. Callers that lock several owners take them in name order, so that
+     * two never deadlock.
+     */
+    long lockAndCount(Connection connection, String owner, int limit) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement(
+                "select pg_advisory_xact_lock(hashtextextended('taskfence.quota/' || ?, 0))");
+                PreparedStatement count = connection.prepareStatement(UNFINISHED)) {
+            lock.setString(1, owner);
+            lock.execute();
+            count.setString(1, owner);
+            count.setString(2, owner);
+            count.setInt(3, limit);
+            try (ResultSet row = count.executeQuery()) {
+                row.next();
+                return row.getLong(1);
+            }
+        }
     }
 }

@@ -144,39 +144,26 @@ public class Submissions {
     /**
      * Marks {@link OverQuota} the tasks that would take their owner past its quota: with {@code quotaForAll} every
      * task of an owner whose unfinished tasks and these together exceed it, else those beyond the room left. Each
-     * owner with a quota is counted under its transaction-scoped advisory lock, taken in name order (so two inserts
-     * never deadlock on them) before any row is written: the next insert for the owner counts only after this one
-     * has committed or rolled back, so the quota holds exactly.
+     * owner with a quota is counted under its quota lock ({@link Quotas#lockAndCount}), taken in name order,
+     * before any row is written.
      */
     private void refuseOverQuota(Connection connection, List<NewTask> tasks, boolean quotaForAll, Submitted[] outcomes)
             throws SQLException {
         Map<String, List<Integer>> byOwner = new TreeMap<>();
         for (int i = 0; i < tasks.size(); i++) {
             String owner = tasks.get(i).owner();
-            if (owner != null && quotas.limitFor(owner).isPresent()) {
+            if (quotas.limitFor(owner).isPresent()) {
                 byOwner.computeIfAbsent(owner, any -> new ArrayList<>()).add(i);
             }
         }
         for (Map.Entry<String, List<Integer>> owner : byOwner.entrySet()) {
             int limit = quotas.limitFor(owner.getKey()).getAsInt();
-            try (PreparedStatement lock = connection.prepareStatement(
-                    "select pg_advisory_xact_lock(hashtextextended('taskfence.quota/' || ?, 0))");
-                    PreparedStatement count = connection.prepareStatement("select count(*) from tasks where owner = ? "
-                            + "and status in ('PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED')")) {
-                lock.setString(1, owner.getKey());
-                lock.execute();
-                count.setString(1, owner.getKey());
-                long unfinished;
-                try (ResultSet row = count.executeQuery()) {
-                    row.next();
-                    unfinished = row.getLong(1);
-                }
-                List<Integer> items = owner.getValue();
-                long room = Math.max(0, limit - unfinished);
-                if (items.size() > room) {
-                    OverQuota refused = new OverQuota(owner.getKey(), unfinished, limit, quotaForAll ? items.size() : 1);
-                    items.subList(quotaForAll ? 0 : (int) room, items.size()).forEach(i -> outcomes[i] = refused);
-                }
+            long unfinished = quotas.lockAndCount(connection, owner.getKey(), limit);
+            List<Integer> items = owner.getValue();
+            long room = Math.max(0, limit - unfinished);
+            if (items.size() > room) {
+                OverQuota refused = new OverQuota(owner.getKey(), unfinished, limit, quotaForAll ? items.size() : 1, false);
+                items.subList(quotaForAll ? 0 : (int) room, items.size()).forEach(i -> outcomes[i] = refused);
             }
         }
     }

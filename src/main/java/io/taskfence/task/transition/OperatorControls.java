@@ -13,7 +13,10 @@ import io.taskfence.task.TaskRows;
 import io.taskfence.task.TaskScope;
 import io.taskfence.task.TaskStatus;
 
-/** What a client or operator may do to a task it can see: cancel it while unfinished, retry it once it gave up. */
+/**
+ * What a client or operator may do to a task it can see: cancel it while unfinished. (Retry, which submits a task
+ * again, is {@code task.submit.Retries}: it is held to the owner's quota.)
+ */
 @ApplicationScoped
 public class OperatorControls {
 
@@ -59,24 +62,6 @@ public class OperatorControls {
             }
         });
         return counted(cancelled);
-    }
-
-    /**
-     * DEAD or CANCELLED → PENDING, due now, with all its attempts again, if the task is in {@code scope}. Not
-     * held to the owner's quota: it brings back a task the owner already had.
-     */
-    public Optional<Task> retry(UUID id, TaskScope scope) {
-        return counted(database.inConnection(connection -> {
-            try (PreparedStatement retry = connection.prepareStatement("update tasks set status = 'PENDING', "
-                    + "attempt = 0, run_at = now(), lease_until = null, worker = null, updated_at = now() "
-                    + "where id = ? and (?::text is null or owner = ?) and status in ('DEAD', 'CANCELLED') "
-                    + "returning " + TaskRows.COLUMNS)) {
-                retry.setObject(1, id);
-                retry.setString(2, scope.owner());
-                retry.setString(3, scope.owner());
-                return rows.tasks(retry).stream().findFirst();
-            }
-        }));
     }
 
     /** Counts a single-row transition that won (its statement has committed: auto-commit). */
