@@ -267,6 +267,12 @@ public interface TaskfenceConfig {
         /** Unfinished tasks a key may have at once, for the keys that name no limit of their own; none: unlimited. */
         OptionalInt maxUnfinished();
 
+        /**
+         * Requests a key may make ({@code <n>/s} or {@code <n>/m}; a batch counts its tasks), for the keys that
+         * name no rate of their own; none: unlimited (DESIGN.md, "REST API", "Request rates").
+         */
+        Optional<String> rate();
+
         interface Key {
             /** The key itself, as sent in {@code Authorization: Bearer}; never logged. */
             Optional<String> secret();
@@ -290,6 +296,9 @@ public interface TaskfenceConfig {
              * a key's own tasks only: dispatch shares between keys first.
              */
             OptionalInt maxPriority();
+
+            /** Requests this key may make ({@code <n>/s} or {@code <n>/m}; a batch counts its tasks). */
+            Optional<String> rate();
         }
     }
 }

@@ -32,6 +32,7 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 
 import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.api.auth.KeyOwner;
+import io.taskfence.api.auth.RequestRates;
 import io.taskfence.api.auth.KeyRules;
 import io.taskfence.api.auth.Roles;
 import io.taskfence.api.problem.Problem;
@@ -78,10 +79,11 @@ public class TaskResource {
     private final Event<TaskCancelled> cancels;
     private final TaskHistory history;
     private final SecurityIdentity identity;
+    private final RequestRates rates;
 
     TaskResource(Submissions batches, GroupedSubmissions submissions, OperatorControls controls, Retries retries,
             TaskQueries queries, SubmissionChecks checks, Event<TasksBecameDue> due, Event<TaskCancelled> cancels, TaskHistory history,
-            SecurityIdentity identity) {
+            SecurityIdentity identity, RequestRates rates) {
         this.batches = batches;
         this.submissions = submissions;
         this.controls = controls;
@@ -92,6 +94,7 @@ public class TaskResource {
         this.cancels = cancels;
         this.history = history;
         this.identity = identity;
+        this.rates = rates;
     }
 
     @POST
@@ -131,6 +134,9 @@ public class TaskResource {
         List<NewTask> accepted = new ArrayList<>(tasks.size());
         List<Integer> acceptedAt = new ArrayList<>(tasks.size());
         String owner = caller().name();
+        if (owner != null) {
+            rates.takeForBatch(owner, tasks.size());
+        }
         for (int index = 0; index < tasks.size(); index++) {
             try {
                 accepted.add(checks.newTask(index, tasks.get(index), owner));

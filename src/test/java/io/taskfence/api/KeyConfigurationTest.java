@@ -54,7 +54,7 @@ class KeyConfigurationTest {
     }
 
     @Test
-    void weightsAndPriorityCapsOutOfRangeAreRefusedNamingTheKey() {
+    void weightsPriorityCapsAndRatesOutOfRangeAreRefusedNamingTheKey() {
         TaskfenceConfig.Auth auth = auth(Map.of(
                 "TASKFENCE_AUTH_KEYS_BIG_SECRET", "s1",
                 "TASKFENCE_AUTH_KEYS_BIG_WEIGHT", "3",
@@ -62,11 +62,15 @@ class KeyConfigurationTest {
                 "TASKFENCE_AUTH_KEYS_ZERO_SECRET", "s2",
                 "TASKFENCE_AUTH_KEYS_ZERO_WEIGHT", "0",
                 "TASKFENCE_AUTH_KEYS_HIGH_SECRET", "s3",
-                "TASKFENCE_AUTH_KEYS_HIGH_MAX_PRIORITY", "1001"));
+                "TASKFENCE_AUTH_KEYS_HIGH_MAX_PRIORITY", "1001",
+                "TASKFENCE_AUTH_KEYS_HIGH_RATE", "fast",
+                "TASKFENCE_AUTH_KEYS_BIG_RATE", "20/s"));
         assertEquals(3, auth.keys().get("big").weight());
         assertEquals(10, auth.keys().get("big").maxPriority().getAsInt());
         assertEquals(1, auth.keys().get("high").weight(), "the default weight");
+        assertEquals("20/s", auth.keys().get("big").rate().orElseThrow());
         assertEquals(List.of("API key 'high': max-priority must be -1000 to 1000 (the range of priority), not 1001",
+                "API key 'high': rate: 'fast' is not a rate: write <n>/s or <n>/m with n from 1, e.g. 10/s or 600/m",
                 "API key 'zero': weight must be 1 to 100, not 0"), KeyRules.refusals(auth, false).stream().sorted().toList());
     }
 

@@ -29,6 +29,12 @@ public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManage
     public static final String WEIGHTED_KEY_NAME = "weighted";
     public static final int WEIGHT = 3;
     public static final int WEIGHTED_MAX_PRIORITY = 10;
+    /** Two submit keys with a request rate of {@link #RATE}, one for single requests, one for batches. */
+    public static final String RATED_KEY = "tf-rat-0d6b8e2f4a1c937e5b0d2f8a6c4e1b73";
+    public static final String RATED_KEY_NAME = "rated";
+    public static final String RATED_BATCH_KEY = "tf-rbt-7e2a4c9f1b03d68e2c5a7f1d9b3e0c46";
+    public static final String RATED_BATCH_KEY_NAME = "ratedbatch";
+    public static final String RATE = "5/m";
 
     @Override
     public Map<String, String> start() {
@@ -44,6 +50,10 @@ public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManage
         settings.put("taskfence.auth.keys." + WEIGHTED_KEY_NAME + ".secret", WEIGHTED_KEY);
         settings.put("taskfence.auth.keys." + WEIGHTED_KEY_NAME + ".weight", String.valueOf(WEIGHT));
         settings.put("taskfence.auth.keys." + WEIGHTED_KEY_NAME + ".max-priority", String.valueOf(WEIGHTED_MAX_PRIORITY));
+        settings.put("taskfence.auth.keys." + RATED_KEY_NAME + ".secret", RATED_KEY);
+        settings.put("taskfence.auth.keys." + RATED_KEY_NAME + ".rate", RATE);
+        settings.put("taskfence.auth.keys." + RATED_BATCH_KEY_NAME + ".secret", RATED_BATCH_KEY);
+        settings.put("taskfence.auth.keys." + RATED_BATCH_KEY_NAME + ".rate", RATE);
         return settings;
     }
 

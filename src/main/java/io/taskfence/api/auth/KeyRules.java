@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.types.Rate;
 
 /**
  * What the configured API keys must be before the service starts (DESIGN.md, "Configuration", "API keys"). Every
@@ -38,6 +39,7 @@ public final class KeyRules {
             }
             return refusals;
         }
+        auth.rate().ifPresent(rate -> readableRate("taskfence.auth.rate", rate, refusals));
         for (Map.Entry<String, TaskfenceConfig.Auth.Key> entry : auth.keys().entrySet()) {
             String name = entry.getKey();
             TaskfenceConfig.Auth.Key key = entry.getValue();
@@ -56,6 +58,7 @@ public final class KeyRules {
                             + max);
                 }
             });
+            key.rate().ifPresent(rate -> readableRate("API key '" + name + "': rate", rate, refusals));
             String secret = key.secret().map(String::strip).orElse("");
             if (secret.isEmpty()) {
                 refusals.add("API key '" + name + "' has no secret (taskfence.auth.keys." + name + ".secret)");
@@ -70,6 +73,14 @@ public final class KeyRules {
             }
         }
         return refusals;
+    }
+
+    private static void readableRate(String what, String rate, List<String> refusals) {
+        try {
+            Rate.parse(rate);
+        } catch (IllegalArgumentException unreadable) {
+            refusals.add(what + ": " + unreadable.getMessage());
+        }
     }
 
     static boolean looksLikePlaceholder(String secret) {

@@ -8,6 +8,7 @@ import jakarta.ws.rs.core.Response;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
+import io.taskfence.api.auth.RequestRateExceeded;
 import io.taskfence.lock.LockUnavailableException;
 import io.taskfence.queue.QueueUnavailableException;
 import io.taskfence.store.TaskStoreException;
@@ -41,6 +42,17 @@ final class DomainProblems {
     Response overQuota(OverQuotaException e) {
         return Response.fromResponse(Problem.of(TOO_MANY_REQUESTS, "Too Many Requests", e.refused().detail()).toResponse())
                 .header("Retry-After", QUOTA_RETRY_AFTER_SECONDS).build();
+    }
+
+    /** The key's request rate refused the request before anything was done ({@link RequestRateExceeded}). */
+    @ServerExceptionMapper
+    Response overRate(RequestRateExceeded e) {
+        Response.ResponseBuilder answer = Response.fromResponse(
+                Problem.of(TOO_MANY_REQUESTS, "Too Many Requests", e.getMessage()).toResponse());
+        if (e.retryAfterSeconds() > 0) {
+            answer.header("Retry-After", Integer.toString(e.retryAfterSeconds()));
+        }
+        return answer.build();
     }
 
     /**

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -92,6 +93,13 @@ public class DispatchBatch {
         }
         Moved moved = database.fenced(fence, connection -> {
             DispatchRoom room = DispatchRoom.read(connection, limits);
+            // Each owner's select must walk tasks_due_owner_order in order and stop at its limit. Without fresh
+            // statistics (a backlog just loaded, before autovacuum's analyze) the planner guesses a few rows an
+            // owner and reads all of its due rows through a bitmap scan, then sorts them: 80 ms a batch instead
+            // of 1.5 ms with 100,000 due (DESIGN.md, "Dispatch", "Fair shares").
+            try (Statement plan = connection.createStatement()) {
+                plan.execute("set local enable_bitmapscan = off");
+            }
             List<String> limitedTypes = List.copyOf(room.room().keySet());
             // Each select reads an owner's rows in the order of the index tasks_due_owner_order and the batch is
             // updated through the primary key: a join of the two would let the planner scan the whole table.
