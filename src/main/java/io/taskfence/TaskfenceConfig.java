@@ -299,6 +299,12 @@ public interface TaskfenceConfig {
 
             /** Requests this key may make ({@code <n>/s} or {@code <n>/m}; a batch counts its tasks). */
             Optional<String> rate();
+
+            /**
+             * The destinations this key's {@code http} tasks may call: entries of {@code taskfence.http.allowed-hosts},
+             * written the same way; an entry that list lacks stops the start. None: all of that list.
+             */
+            Optional<List<String>> allowedHosts();
         }
     }
 }

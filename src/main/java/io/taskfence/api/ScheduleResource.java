@@ -173,7 +173,7 @@ public class ScheduleResource {
         } catch (InvalidCronException e) {
             throw Problems.about("cron", Status.BAD_REQUEST, e.getMessage());
         }
-        checks.typeAndPayload(draft.type(), draft.payload());
+        checks.typeAndPayload(draft.type(), draft.payload(), null); // a schedule's tasks belong to no key
         return new Schedule(draft.name(), draft.cron(), type, zone, draft.type(), (ObjectNode) draft.payload(),
                 draft.priority(), draft.maxAttempts(), draft.paused(), Misfire.of(draft.misfire()).orElseThrow(),
                 cron.after(now).orElse(null), version, null, null);

@@ -88,7 +88,7 @@ public final class SubmissionChecks {
      * names the field to blame in its {@code field}.
      */
     NewTask newTask(SubmitRequest body, String idempotencyKey, String owner) {
-        typeAndPayload(body.type(), body.payload());
+        typeAndPayload(body.type(), body.payload(), owner);
         int priority = Optional.ofNullable(body.priority()).orElse(0);
         OptionalInt maxPriority = owner == null ? OptionalInt.empty()
                 : Optional.ofNullable(config.auth().keys().get(owner)).map(TaskfenceConfig.Auth.Key::maxPriority)
@@ -109,9 +109,10 @@ public final class SubmissionChecks {
 
     /**
      * The checks of a task's type and payload, for a submission and a schedule alike: the payload is an object
-     * PostgreSQL can store as sent, of 64 KiB at most, the type has a handler, and the handler can run it.
+     * PostgreSQL can store as sent, of 64 KiB at most, the type has a handler, and the handler can run it for
+     * {@code owner} (an API key's name; null for none).
      */
-    void typeAndPayload(String type, JsonNode payload) {
+    void typeAndPayload(String type, JsonNode payload, String owner) {
         if (!payload.isObject()) {
             throw Problems.about("payload", Status.BAD_REQUEST, "payload must be a JSON object, not "
                     + payload.getNodeType());
@@ -128,7 +129,7 @@ public final class SubmissionChecks {
         TaskHandler handler = handlers.forType(type).orElseThrow(() -> Problems.unprocessable("type",
                 "no handler for task type '" + type + "'; registered types: " + handlers.types()));
         // A payload its handler can never run would only become a DEAD task later; say so now instead.
-        List<String> problems = handler.payloadProblems((ObjectNode) payload);
+        List<String> problems = handler.payloadProblems((ObjectNode) payload, owner);
         if (!problems.isEmpty()) {
             throw Problems.unprocessable("payload", "payload of a '" + type + "' task: " + String.join("; ", problems));
         }

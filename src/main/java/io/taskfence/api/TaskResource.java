@@ -40,6 +40,7 @@ import io.taskfence.api.problem.ProblemException;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskCancelled;
+import io.taskfence.task.TaskEvent;
 import io.taskfence.task.TaskField;
 import io.taskfence.task.TaskHistory;
 import io.taskfence.task.TaskPage;
@@ -50,9 +51,9 @@ import io.taskfence.task.submit.GroupedSubmissions;
 import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.submit.OverQuota;
 import io.taskfence.task.submit.OverQuotaException;
+import io.taskfence.task.submit.Retries;
 import io.taskfence.task.submit.ReusedKey;
 import io.taskfence.task.submit.Submission;
-import io.taskfence.task.submit.Retries;
 import io.taskfence.task.submit.Submissions;
 import io.taskfence.task.submit.Submitted;
 import io.taskfence.task.transition.OperatorControls;
@@ -184,7 +185,11 @@ public class TaskResource {
     @Path("/{id}/events")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     public TaskEvents events(@PathParam("id") String id) {
-        return new TaskEvents(history.events(taskId(id), caller().scope()).orElseThrow(() -> notFound(id)));
+        KeyOwner caller = caller();
+        List<TaskEvent> events = history.events(taskId(id), caller.scope()).orElseThrow(() -> notFound(id));
+        // Which pod ran an attempt is the operators' business, not a tenant's.
+        return new TaskEvents(caller.admin() || caller.name() == null ? events
+                : events.stream().map(TaskEvent::withoutWorker).toList());
     }
 
     /**

@@ -19,8 +19,16 @@ public interface TaskHandler {
     /** The task type it runs, matching {@code [a-z0-9][a-z0-9._-]{0,63}}. */
     String type();
 
-    /** What a task handed to a handler carries. */
-    record Work(UUID taskId, ObjectNode payload, int attempt) {
+    /**
+     * What a task handed to a handler carries.
+     *
+     * @param owner the API key that submitted the task; null for none (authentication off, a schedule's task)
+     */
+    record Work(UUID taskId, ObjectNode payload, int attempt, String owner) {
+
+        public Work(UUID taskId, ObjectNode payload, int attempt) {
+            this(taskId, payload, attempt, null);
+        }
     }
 
     /**
@@ -31,6 +39,14 @@ public interface TaskHandler {
      */
     default List<String> payloadProblems(ObjectNode payload) {
         return List.of();
+    }
+
+    /**
+     * {@link #payloadProblems(ObjectNode)} for a task of {@code owner} (an API key's name; null for none), for a
+     * handler whose rules differ by key. The API calls this one.
+     */
+    default List<String> payloadProblems(ObjectNode payload, String owner) {
+        return payloadProblems(payload);
     }
 
     /**

@@ -13,4 +13,9 @@ import java.time.Instant;
  * @param error the task's last error when the change records a failure (to FAILED or DEAD); null otherwise
  */
 public record TaskEvent(Instant at, TaskStatus from, TaskStatus to, int attempt, String worker, String error) {
+
+    /** The event as a submit key sees it: without the claim id, which names the replica (a pod) that ran it. */
+    public TaskEvent withoutWorker() {
+        return new TaskEvent(at, from, to, attempt, null, error);
+    }
 }

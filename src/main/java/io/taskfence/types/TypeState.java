@@ -9,6 +9,11 @@ package io.taskfence.types;
  * @param rateUsed its tasks started (claimed) in the rate's window ending now plus those ENQUEUED, which may start
  *        at any moment: what {@code rate} bounds; null when it has no rate
  */
-public record TypeState(String type, boolean paused, Integer maxConcurrency, String rate, long inFlight,
+public record TypeState(String type, boolean paused, Integer maxConcurrency, String rate, Long inFlight,
         Long rateUsed) {
+
+    /** The state as a submit key sees it: the limits, but not how much of them every tenant together uses. */
+    public TypeState withoutClusterCounts() {
+        return new TypeState(type, paused, maxConcurrency, rate, null, null);
+    }
 }

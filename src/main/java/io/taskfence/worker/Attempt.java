@@ -131,7 +131,8 @@ final class Attempt {
         TaskOutcome outcome;
         long startedAt = System.nanoTime();
         try {
-            outcome = handler.get().handle(new TaskHandler.Work(claim.taskId(), claim.payload(), claim.attempt()));
+            outcome = handler.get().handle(new TaskHandler.Work(claim.taskId(), claim.payload(), claim.attempt(),
+                    claim.owner()));
             if (outcome == null) {
                 outcome = TaskOutcome.failure("the handler returned no outcome");
             }

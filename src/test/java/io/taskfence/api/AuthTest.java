@@ -86,4 +86,12 @@ class AuthTest {
             given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).get(path).then().statusCode(404);
         }
     }
+
+    /** A forgotten @RolesAllowed closes an endpoint instead of opening it: no key, and no role, may call it. */
+    @Test
+    void anEndpointThatNamesNoRoleIsDeniedToEveryone() {
+        given().get("/test-only/unannotated").then().statusCode(401);
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/test-only/unannotated").then().statusCode(403);
+        given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).get("/test-only/unannotated").then().statusCode(403);
+    }
 }

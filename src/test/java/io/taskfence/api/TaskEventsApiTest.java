@@ -4,17 +4,26 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsInAnyOrder;
 import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.nullValue;
+import static org.hamcrest.Matchers.startsWith;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+
+import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.specification.RequestSpecification;
+import io.taskfence.task.TaskFixtures;
+import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 
@@ -44,6 +53,29 @@ class TaskEventsApiTest {
                 .body("items.at", everyItem(notNullValue()))
                 .body("items[0].keySet()", containsInAnyOrder("at", "from", "to", "attempt", "worker", "error"));
         as(ApiKeysForTests.ADMIN_KEY).get(EVENTS, id).then().statusCode(200).body("items", hasSize(3));
+    }
+
+    @Inject
+    TaskTransitions transitions;
+    @Inject
+    TaskFixtures fixtures;
+
+    /** The claim id names the pod that ran an attempt: operators see it, the task's tenant does not. */
+    @Test
+    void aSubmitKeySeesItsAttemptsButNotWhichReplicaRanThem() {
+        String id = as(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                .body("{\"type\":\"noop\",\"payload\":{}}").post("/api/v1/tasks").then().statusCode(201).extract().path("id");
+        fixtures.enqueue(List.of(UUID.fromString(id)));
+        Claim claim = transitions.claim(UUID.fromString(id), "taskfence-7d9f-pod/claim-1", Duration.ofMinutes(1))
+                .orElseThrow();
+        transitions.fail(claim, "boom", true, Duration.ZERO, Duration.ZERO).orElseThrow();
+
+        as(ApiKeysForTests.ADMIN_KEY).get(EVENTS, id).then().statusCode(200)
+                .body("items.worker", hasItem(startsWith("taskfence-7d9f-pod/claim-1/")));
+        as(ApiKeysForTests.SUBMIT_KEY).get(EVENTS, id).then().statusCode(200)
+                .body("items.to", contains("PENDING", "ENQUEUED", "PROCESSING", "DEAD"))
+                .body("items.attempt", contains(0, 0, 1, 1))
+                .body("items.worker", everyItem(nullValue()));
     }
 
     @Test

@@ -2,9 +2,11 @@ package io.taskfence.api;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -41,6 +43,15 @@ class TypesApiTest {
                 .body("find { it.type == 'noop' }.maxConcurrency", nullValue())
                 .body("find { it.type == 'noop' }.rate", nullValue())
                 .body("find { it.type == 'noop' }.rateUsed", nullValue());
+    }
+
+    /** How much of a type's limits every tenant together uses is the operators' to see. */
+    @Test
+    void aSubmitKeySeesTheLimitsButNotTheClusterWideCounts() {
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/types").then().statusCode(200)
+                .body("inFlight", everyItem(nullValue())).body("rateUsed", everyItem(nullValue()));
+        given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).get("/api/v1/types").then().statusCode(200)
+                .body("inFlight", everyItem(notNullValue()));
     }
 
     @Test

@@ -323,6 +323,29 @@ class KubernetesManifestsTest {
         assertTrue(egress.stream().anyMatch(ports -> allowsPort(ports, "TCP", portOr(postgres, 5432), List.of(app))), "PostgreSQL at " + postgres + " is blocked");
     }
 
+    /** With the demo servers in the rendering, the way out to their ports leads to their pods only. */
+    @Test
+    void withTheDemoServersTheEgressToRedisAndPostgresqlReachesTheirPodsOnly() {
+        assumeFalse(rendering.all(StatefulSet.class).isEmpty(), "k8s/ leaves the demo component out: Redis and PostgreSQL are your own");
+        NetworkPolicy policy = rendering.named(NetworkPolicy.class, APP);
+        for (int port : List.of(6379, 5432)) {
+            List<NetworkPolicyPeer> peers = new ArrayList<>();
+            policy.getSpec().getEgress().stream().filter(rule -> allowsPort(rule.getPorts(), "TCP", port, List.of(app)))
+                    .forEach(rule -> {
+                        assertTrue(rule.getTo() != null && !rule.getTo().isEmpty(), "port " + port + " is open to any address");
+                        peers.addAll(rule.getTo());
+                    });
+            assertFalse(peers.isEmpty(), "port " + port + " is blocked");
+            for (NetworkPolicyPeer peer : peers) {
+                assertTrue(peer.getIpBlock() == null && peer.getNamespaceSelector() == null, "port " + port + ": " + peer);
+                List<String> servers = rendering.all(StatefulSet.class).stream()
+                        .filter(set -> selects(peer.getPodSelector(), set.getSpec().getTemplate().getMetadata().getLabels()))
+                        .map(set -> set.getMetadata().getName()).toList();
+                assertEquals(1, servers.size(), "port " + port + " leads to the pods of " + servers);
+            }
+        }
+    }
+
     @Test
     void theDemoRedisAndPostgresqlAnswerWhereTheConfigurationPoints() {
         assumeFalse(rendering.all(StatefulSet.class).isEmpty(), "k8s/ leaves the demo component out: Redis and PostgreSQL are your own");

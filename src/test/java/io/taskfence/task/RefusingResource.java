@@ -7,6 +7,7 @@ import java.util.Map;
 
 import javax.sql.DataSource;
 
+import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -18,6 +19,7 @@ import io.taskfence.store.TaskStoreException;
  * Tests only: hands PostgreSQL a value it refuses, as a gap in the API's checks would, to see what a client
  * gets for a data exception (SQLState class 22) and that it is not confused with an outage.
  */
+@PermitAll // the service denies endpoints that say nothing about who may call them
 @Path("/test-only/refused/{type}")
 public class RefusingResource {
 

@@ -99,7 +99,7 @@ class TypeLimitsTest {
         transitions.fail(running.get(1), "boom", true, Duration.ofSeconds(1), Duration.ofSeconds(1));
         assertEquals(1, enqueueDue(100).size(), "a failed attempt leaves the limit too");
         assertEquals(6, pending(sleeps));
-        assertEquals(2, state("sleep").inFlight());
+        assertEquals(2L, state("sleep").inFlight());
     }
 
     @Test

@@ -64,9 +64,10 @@ final class DomainProblems {
     Response storeUnavailable(TaskStoreException e) {
         Optional<String> refused = e.refusedValue();
         if (refused.isPresent()) {
-            LOG.warn("PostgreSQL refused a value of a request that passed the API's checks", e);
-            return Problem.of(Status.BAD_REQUEST, "the database refused a value of the request: " + refused.get()
-                    + "; nothing was changed").toResponse();
+            // PostgreSQL's own words stay in the log: they name its types and internals, not the API's fields.
+            LOG.warnf(e, "PostgreSQL refused a value of a request that passed the API's checks: %s", refused.get());
+            return Problem.of(Status.BAD_REQUEST, "the database refused a value of the request (a text, number or "
+                    + "time it cannot store); nothing was changed").toResponse();
         }
         LOG.warn("PostgreSQL failed a request", e);
         if (e.outcomeUnknown()) {

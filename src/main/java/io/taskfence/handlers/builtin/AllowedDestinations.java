@@ -30,11 +30,26 @@ final class AllowedDestinations {
      * @throws IllegalArgumentException naming the first entry that is not {@code http(s)://host[:port]}
      */
     static AllowedDestinations of(List<String> entries) {
+        return of(KEY, entries);
+    }
+
+    /** {@link #of(List)} for the entries of {@code setting}, which a malformed entry's message names. */
+    static AllowedDestinations of(String setting, List<String> entries) {
         Set<Destination> destinations = new LinkedHashSet<>();
         for (String entry : entries) {
-            destinations.add(destination(entry));
+            destinations.add(destination(setting, entry));
         }
         return new AllowedDestinations(destinations);
+    }
+
+    /** Whether {@code url}'s destination is an entry (not counting what an entry's address allows). */
+    boolean lists(Destination url) {
+        return destinations.contains(url);
+    }
+
+    /** Every entry, as written back: {@code scheme://host:port}. */
+    Set<Destination> entries() {
+        return destinations;
     }
 
     /**
@@ -58,39 +73,39 @@ final class AllowedDestinations {
         return Optional.of("payload.url's host '" + url.host() + "' is not allowed: add " + url + " to " + KEY);
     }
 
-    private static Destination destination(String entry) {
+    private static Destination destination(String setting, String entry) {
         URI uri;
         try {
             uri = new URI(entry.strip());
         } catch (URISyntaxException e) {
-            throw malformed(entry, "it is not a URL (" + e.getMessage() + ")");
+            throw malformed(setting, entry, "it is not a URL (" + e.getMessage() + ")");
         }
         String scheme = uri.getScheme() == null ? null : uri.getScheme().toLowerCase(Locale.ROOT);
         if (scheme == null || !uri.isAbsolute() || uri.isOpaque()) {
-            throw malformed(entry, "it has no scheme");
+            throw malformed(setting, entry, "it has no scheme");
         }
         if (!scheme.equals("http") && !scheme.equals("https")) {
-            throw malformed(entry, "its scheme is " + scheme + ", not http or https");
+            throw malformed(setting, entry, "its scheme is " + scheme + ", not http or https");
         }
         if (uri.getHost() == null) {
-            throw malformed(entry, "it has no host name or address (no wildcards)");
+            throw malformed(setting, entry, "it has no host name or address (no wildcards)");
         }
         if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null
                 || !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/")) {
-            throw malformed(entry, "it has more than a scheme, host and port");
+            throw malformed(setting, entry, "it has more than a scheme, host and port");
         }
         if (uri.getPort() == 0 || uri.getPort() > 65535) {
-            throw malformed(entry, "its port is not from 1 to 65535");
+            throw malformed(setting, entry, "its port is not from 1 to 65535");
         }
         try {
             return Destination.of(uri);
         } catch (IllegalArgumentException e) {
-            throw malformed(entry, e.getMessage());
+            throw malformed(setting, entry, e.getMessage());
         }
     }
 
-    private static IllegalArgumentException malformed(String entry, String why) {
-        return new IllegalArgumentException(KEY + " entry '" + entry + "' is not scheme://host[:port]: " + why
+    private static IllegalArgumentException malformed(String setting, String entry, String why) {
+        return new IllegalArgumentException(setting + " entry '" + entry + "' is not scheme://host[:port]: " + why
                 + "; write e.g. https://api.example.com or http://10.0.0.5:8080");
     }
 }

@@ -7,8 +7,10 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
@@ -81,6 +83,8 @@ public class HttpHandler implements TaskHandler {
     }
 
     private final AllowedDestinations allowed;
+    /** Per key, the destinations its tasks may call, a part of {@link #allowed}; a key not here may call all of it. */
+    private final Map<String, AllowedDestinations> allowedByKey = new HashMap<>();
     private final HostResolver resolver;
     private final Duration timeout;
     private final ObjectReader jsonReader;
@@ -88,6 +92,17 @@ public class HttpHandler implements TaskHandler {
 
     HttpHandler(TaskfenceConfig config, ObjectMapper json, HostResolver resolver, Vertx vertx) {
         this.allowed = AllowedDestinations.of(config.http().allowedHosts().orElse(List.of()));
+        config.auth().keys().forEach((name, key) -> key.allowedHosts().ifPresent(entries -> {
+            String setting = "taskfence.auth.keys." + name + ".allowed-hosts";
+            AllowedDestinations own = AllowedDestinations.of(setting, entries);
+            for (Destination entry : own.entries()) {
+                if (!allowed.lists(entry)) {
+                    throw new IllegalArgumentException(setting + " entry " + entry + " is not in " + AllowedDestinations.KEY
+                            + ": a key may call only destinations the service may call; add it there too, or remove it");
+                }
+            }
+            allowedByKey.put(name, own);
+        }));
         this.resolver = resolver;
         this.timeout = config.http().timeout();
         this.jsonReader = json.readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -110,6 +125,12 @@ public class HttpHandler implements TaskHandler {
 
     @Override
     public List<String> payloadProblems(ObjectNode payload) {
+        return payloadProblems(payload, null);
+    }
+
+    /** As for every task, and the destination must be one of the owner's own {@code allowed-hosts}, if it has any. */
+    @Override
+    public List<String> payloadProblems(ObjectNode payload, String owner) {
         JsonNode url = payload.path("url");
         if (!url.isTextual()) {
             return List.of("payload.url must be a string holding an http or https URL");
@@ -133,13 +154,22 @@ public class HttpHandler implements TaskHandler {
         } catch (IllegalArgumentException e) {
             return List.of("payload.url's host cannot be called: " + e.getMessage());
         }
-        return allowed.whyNot(destination).stream().toList();
+        Optional<String> whyNot = allowed.whyNot(destination);
+        if (whyNot.isPresent()) {
+            return List.of(whyNot.get());
+        }
+        AllowedDestinations own = owner == null ? null : allowedByKey.get(owner);
+        if (own != null && !own.lists(destination)) {
+            return List.of("payload.url's destination " + destination + " is not allowed for API key '" + owner
+                    + "': taskfence.auth.keys." + owner + ".allowed-hosts does not list it");
+        }
+        return List.of();
     }
 
     @Override
     public TaskOutcome handle(Work work) throws InterruptedException {
         // Checked again here: this replica's allow-list may differ from the one that accepted the task.
-        List<String> problems = payloadProblems(work.payload());
+        List<String> problems = payloadProblems(work.payload(), work.owner());
         if (!problems.isEmpty()) {
             return TaskOutcome.permanentFailure(String.join("; ", problems));
         }
@@ -182,8 +212,8 @@ public class HttpHandler implements TaskHandler {
     /** POSTs to {@code address}, which was checked, as to {@code destination}. */
     private TaskOutcome call(Destination destination, URI url, InetAddress address, JsonNode body)
             throws InterruptedException {
-        String to = destination.literalAddress().isPresent() ? destination.host()
-                : destination.host() + " (" + address.getHostAddress() + ")";
+        // The address a name resolved to stays out of the task's error, which its tenant reads.
+        String to = destination.host();
         RequestOptions request = new RequestOptions().setMethod(HttpMethod.POST)
                 .setSsl(destination.isHttps()).setHost(destination.host()).setPort(destination.port())
                 // An address literal: Vert.x connects to it without a lookup.
@@ -208,7 +238,13 @@ public class HttpHandler implements TaskHandler {
             return timedOut(to);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() instanceof CompletionException wrapped ? wrapped.getCause() : e.getCause();
-            return TaskOutcome.failure("POST to " + to + " failed: " + cause);
+            // Netty's messages name the address connected to ("Connection refused: /10.0.0.5:80"): the host
+            // stands in for it, as in the rest of the error.
+            String why = String.valueOf(cause);
+            if (destination.literalAddress().isEmpty()) {
+                why = why.replace(address.getHostAddress(), destination.host());
+            }
+            return TaskOutcome.failure("POST to " + to + " failed: " + why);
         }
     }
 
@@ -227,9 +263,8 @@ public class HttpHandler implements TaskHandler {
             return TaskOutcome.failure(answered);
         }
         if (status >= 300 && status < 400) {
-            return TaskOutcome.permanentFailure(answered + ", a redirect, which is not followed"
-                    + Optional.ofNullable(answer.headers().get("Location")).map(target -> " (to " + target + ")")
-                            .orElse(""));
+            // Its Location is not recorded: a redirect may carry a token in its URL.
+            return TaskOutcome.permanentFailure(answered + ", a redirect, which is not followed");
         }
         return TaskOutcome.permanentFailure(answered);
     }

@@ -42,7 +42,7 @@ public class AttemptTransitions {
             + "worker = ? || '/' || gen_random_uuid(), lease_until = now() + ? * interval '1 millisecond', "
             + "started_at = now(), updated_at = now() from claimable where tasks.id = claimable.id "
             + "and tasks.status = 'ENQUEUED' "
-            + "returning tasks.id, type, payload, attempt, worker, "
+            + "returning tasks.id, type, payload, attempt, worker, owner, "
             + "extract(epoch from now() - created_at) as waited_seconds) ";
     private static final String CLAIM = CLAIMED + "select * from claimed";
     /** {@link #CLAIM}, also recording the starts of the rate-limited types in ?4: only used when a type has a rate. */
@@ -91,7 +91,7 @@ public class AttemptTransitions {
                     while (row.next()) {
                         rowsClaimed.add(new Claimed(new Claim(row.getObject("id", UUID.class),
                                 row.getString("type"), rows.object("payload", row), row.getInt("attempt"),
-                                row.getString("worker")), row.getDouble("waited_seconds")));
+                                row.getString("worker"), row.getString("owner")), row.getDouble("waited_seconds")));
                     }
                 }
                 return rowsClaimed;

@@ -29,7 +29,9 @@ public final class HttpHandlerProfile implements QuarkusTestProfile {
                         "http://" + ScriptedHostResolver.MAPPED,
                         "http://" + ScriptedHostResolver.PUBLIC,
                         "http://nowhere.test")),
-                "taskfence.http.timeout", HttpHandlerTest.TIMEOUT.toMillis() + "ms");
+                "taskfence.http.timeout", HttpHandlerTest.TIMEOUT.toMillis() + "ms",
+                // One tenant whose tasks may call one of those destinations only.
+                "taskfence.auth.keys." + HttpHandlerTest.NARROW_KEY + ".allowed-hosts", "http://10.1.2.3");
     }
 
     @Override
