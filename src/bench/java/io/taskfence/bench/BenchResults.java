@@ -33,6 +33,14 @@ public final class BenchResults {
         return Integer.getInteger("bench.warm-ups", 4);
     }
 
+    /**
+     * Whether the drain waits for PostgreSQL's statistics to settle before and after it is counted (11 s of quiet
+     * each time): {@code -Dbench.settle=false} in the test suite's smoke run, whose figures mean little.
+     */
+    static boolean settleStatistics() {
+        return Boolean.parseBoolean(System.getProperty("bench.settle", "true"));
+    }
+
     /** How long each timed run lasts ({@code -Dbench.seconds}). */
     public static Duration runTime() {
         return Duration.ofSeconds(Integer.getInteger("bench.seconds", 10));

@@ -108,18 +108,22 @@ public class DispatchBatch {
             for (int i = 0; i < limitedTypes.size(); i++) {
                 sql.append(", limited").append(i).append(" as (").append(fairShare("type = ?")).append(")");
             }
-            // An owner's rows from several selects take their turns again among themselves.
-            sql.append(", due as (select task_id, priority, run_at, (row_number() over (partition by owner order by "
-                    + "priority desc, run_at) - 1) / coalesce((select weight from weights w where w.owner = any_type.owner), 1) "
-                    + "as turn from (select * from general");
-            for (int i = 0; i < limitedTypes.size(); i++) {
-                sql.append(" union all select * from limited").append(i);
+            if (limitedTypes.isEmpty()) {
+                sql.append(", due as (select task_id, priority, run_at, turn from general), ");
+            } else {
+                // An owner's rows from several selects take their turns again among themselves.
+                sql.append(", due as (select task_id, priority, run_at, (row_number() over (partition by owner order by "
+                        + "priority desc, run_at) - 1) / coalesce((select weight from weights w where w.owner = "
+                        + "any_type.owner), 1) as turn from (select * from general");
+                for (int i = 0; i < limitedTypes.size(); i++) {
+                    sql.append(" union all select * from limited").append(i);
+                }
+                sql.append(") as any_type order by turn, priority desc, run_at limit ?), ");
             }
             // Each task's row is locked (by the update) before its tasks_due row (by the delete that reads the
             // update's output), the order in which the triggers of every other transition take them: a cancel
             // racing this batch waits for it, or it for the cancel, never both.
-            sql.append(") as any_type order by turn, priority desc, run_at limit ?), "
-                    + "moved as (update tasks set status = 'ENQUEUED', fence = ?, enqueues = enqueues + 1, "
+            sql.append("moved as (update tasks set status = 'ENQUEUED', fence = ?, enqueues = enqueues + 1, "
                     + "enqueued_at = now(), updated_at = now() where id = any(array(select task_id from due)) "
                     + "and " + DUE + " returning id, type, owner), "
                     + "taken as (delete from tasks_due where task_id in (select id from moved)), "
@@ -140,7 +144,9 @@ public class DispatchBatch {
                     enqueue.setInt(parameter++, typeRoom);
                     enqueue.setInt(parameter++, typeRoom);
                 }
-                enqueue.setInt(parameter++, limit);
+                if (!limitedTypes.isEmpty()) {
+                    enqueue.setInt(parameter++, limit);
+                }
                 enqueue.setLong(parameter, fence.token());
                 List<Enqueued> batch = new ArrayList<>();
                 List<UUID> notMoved = new ArrayList<>();
