@@ -292,7 +292,7 @@ public interface TaskfenceConfig {
             int weight();
 
             /**
-             * The highest {@code priority} this key's tasks may ask for (-1000 to 1000); none: 1000. Priority orders
+             * The highest {@code priority} this key's tasks may ask for (0 to 1000); none: 1000. Priority orders
              * a key's own tasks only: dispatch shares between keys first.
              */
             OptionalInt maxPriority();

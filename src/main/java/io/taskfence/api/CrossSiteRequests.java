@@ -6,7 +6,6 @@ import java.util.Optional;
 import java.util.Set;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
-import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
 
@@ -33,7 +32,8 @@ final class CrossSiteRequests {
             return Optional.empty();
         }
         String origin = request.getHeaderString("Origin");
-        String host = request.getHeaderString(HttpHeaders.HOST);
+        // The authority the request was sent to: its Host header, or HTTP/2's :authority.
+        String host = request.getUriInfo().getRequestUri().getRawAuthority();
         if ("cross-site".equalsIgnoreCase(request.getHeaderString("Sec-Fetch-Site"))) {
             return Optional.of(refused("the browser says it was sent by another site (Sec-Fetch-Site: cross-site)"));
         }
@@ -53,7 +53,7 @@ final class CrossSiteRequests {
             return uri.getScheme() != null && authority != null && uri.getRawPath().isEmpty()
                     && authority.toLowerCase(Locale.ROOT).equals(host.strip().toLowerCase(Locale.ROOT));
         } catch (IllegalArgumentException malformed) {
-            return false; // "null" (a sandboxed page, a file) and anything else that is no origin
+            return false; // not a URI at all ("null", a sandboxed page's or a file's, has no scheme: refused above)
         }
     }
 

@@ -25,10 +25,6 @@ public interface TaskHandler {
      * @param owner the API key that submitted the task; null for none (authentication off, a schedule's task)
      */
     record Work(UUID taskId, ObjectNode payload, int attempt, String owner) {
-
-        public Work(UUID taskId, ObjectNode payload, int attempt) {
-            this(taskId, payload, attempt, null);
-        }
     }
 
     /**

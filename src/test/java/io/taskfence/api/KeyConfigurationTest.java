@@ -69,7 +69,7 @@ class KeyConfigurationTest {
         assertEquals(10, auth.keys().get("big").maxPriority().getAsInt());
         assertEquals(1, auth.keys().get("high").weight(), "the default weight");
         assertEquals("20/s", auth.keys().get("big").rate().orElseThrow());
-        assertEquals(List.of("API key 'high': max-priority must be -1000 to 1000 (the range of priority), not 1001",
+        assertEquals(List.of("API key 'high': max-priority must be 0 to 1000, not 1001",
                 "API key 'high': rate: 'fast' is not a rate: write <n>/s or <n>/m with n from 1, e.g. 10/s or 600/m",
                 "API key 'zero': weight must be 1 to 100, not 0"), KeyRules.refusals(auth, false).stream().sorted().toList());
     }

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code ./mvnw} downloads Maven on a fresh machine and runs it with the build's rights: it must refuse a download
  * that is not the distribution it names ({@code distributionSha256Sum}, which the wrapper script checks; a wrong
- * sum stops it with "Failed to validate Maven distribution SHA-256").
+ * sum stops it with "Failed to validate Maven distribution SHA-256"). The sum was taken of the zip whose SHA-512
+ * matched the {@code .sha512} Apache publishes beside it on Maven Central; a version change needs both again.
  */
 class MavenWrapperTest {
 

@@ -2,6 +2,7 @@ package io.taskfence.task;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +73,21 @@ class FairSharesTest {
         assertEquals(2, batch.stream().filter(big::contains).count(), "weight 1 against 3, batch of 8: " + batch);
     }
 
+    /** A type at its limit has room for one task a batch: each owner comes first in its turn one batch in two. */
+    @Test
+    void batchesWithFewerPlacesThanOwnersGoToEachOwnerInTurn() {
+        List<UUID> big = submit(BIG, 10, 1000);
+        List<UUID> small = submit(SMALL, 10, -1000);
+
+        List<UUID> taken = new ArrayList<>();
+        for (int batch = 0; batch < 6; batch++) {
+            taken.addAll(transitions.enqueueDue(TaskFixtures.fence("fair-" + UUID.randomUUID(), 1), 1));
+        }
+
+        assertEquals(3, taken.stream().filter(big::contains).count(), "six batches of one place: " + taken);
+        assertEquals(3, taken.stream().filter(small::contains).count(), "six batches of one place: " + taken);
+    }
+
     @Test
     void priorityOrdersAnOwnersOwnTasks() {
         List<UUID> low = submit(SMALL, 3, -5);
@@ -83,11 +99,13 @@ class FairSharesTest {
         assertEquals(low, transitions.enqueueDue(TaskFixtures.fence("fair-" + UUID.randomUUID(), 1), 3));
     }
 
+    /** Tasks due a millisecond apart, in their order: one insert gives them all the same now(). */
     private List<UUID> submit(String owner, int count, int priority) {
+        Instant first = Instant.now().minusSeconds(60);
         List<NewTask> tasks = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            tasks.add(new NewTask("noop", JsonNodeFactory.instance.objectNode().put("n", i), 5, priority, null, null, null)
-                    .ownedBy(owner));
+            tasks.add(new NewTask("noop", JsonNodeFactory.instance.objectNode().put("n", i), 5, priority,
+                    first.plusMillis(i), null, null).ownedBy(owner));
         }
         return transitions.submitAll(tasks).stream().map(outcome -> ((Submission) outcome).task().id()).toList();
     }

@@ -31,7 +31,8 @@ public final class KeyRules {
 
     /** Why the keys cannot be used; empty when they can. */
     public static List<String> refusals(TaskfenceConfig.Auth auth, boolean prod) {
-        List<String> refusals = new ArrayList<>();
+        // The limits are read with authentication off too (dispatch's weights, the rates): checked either way.
+        List<String> refusals = new ArrayList<>(limitRefusals(auth));
         if (!auth.enabled()) {
             if (prod && !auth.allowDisabledInProd()) {
                 refusals.add("taskfence.auth.enabled=false is refused in the prod profile: every caller could read and "
@@ -39,7 +40,6 @@ public final class KeyRules {
             }
             return refusals;
         }
-        auth.rate().ifPresent(rate -> readableRate("taskfence.auth.rate", rate, refusals));
         for (Map.Entry<String, TaskfenceConfig.Auth.Key> entry : auth.keys().entrySet()) {
             String name = entry.getKey();
             TaskfenceConfig.Auth.Key key = entry.getValue();
@@ -49,16 +49,6 @@ public final class KeyRules {
             if (!ROLES.contains(key.role())) {
                 refusals.add("API key '" + name + "': role must be one of " + ROLES + ", not '" + key.role() + "'");
             }
-            if (key.weight() < 1 || key.weight() > MAX_WEIGHT) {
-                refusals.add("API key '" + name + "': weight must be 1 to " + MAX_WEIGHT + ", not " + key.weight());
-            }
-            key.maxPriority().ifPresent(max -> {
-                if (max < -1000 || max > 1000) {
-                    refusals.add("API key '" + name + "': max-priority must be -1000 to 1000 (the range of priority), not "
-                            + max);
-                }
-            });
-            key.rate().ifPresent(rate -> readableRate("API key '" + name + "': rate", rate, refusals));
             String secret = key.secret().map(String::strip).orElse("");
             if (secret.isEmpty()) {
                 refusals.add("API key '" + name + "' has no secret (taskfence.auth.keys." + name + ".secret)");
@@ -72,6 +62,25 @@ public final class KeyRules {
                 }
             }
         }
+        return refusals;
+    }
+
+    /** The keys' weights, priority caps and rates, and the default rate. */
+    private static List<String> limitRefusals(TaskfenceConfig.Auth auth) {
+        List<String> refusals = new ArrayList<>();
+        auth.rate().ifPresent(rate -> readableRate("taskfence.auth.rate", rate, refusals));
+        auth.keys().forEach((name, key) -> {
+            if (key.weight() < 1 || key.weight() > MAX_WEIGHT) {
+                refusals.add("API key '" + name + "': weight must be 1 to " + MAX_WEIGHT + ", not " + key.weight());
+            }
+            key.maxPriority().ifPresent(max -> {
+                // Below 0 would refuse a task that names no priority (0).
+                if (max < 0 || max > 1000) {
+                    refusals.add("API key '" + name + "': max-priority must be 0 to 1000, not " + max);
+                }
+            });
+            key.rate().ifPresent(rate -> readableRate("API key '" + name + "': rate", rate, refusals));
+        });
         return refusals;
     }
 

@@ -72,10 +72,18 @@ public class RequestRates {
                     + "once (its rate is " + rate.get() + ", and a batch counts its tasks): send batches of at most "
                     + rate.get().starts() + " tasks", 0);
         }
-        take(key, tasks - 1);
+        take(key, tasks - 1, 1);
     }
 
     private void take(String key, int tokens) {
+        take(key, tokens, 0);
+    }
+
+    /**
+     * Takes {@code tokens}; if refused, the Retry-After also covers {@code alsoNeeded} more, which the request will
+     * take again when it is sent again (a batch's own request token).
+     */
+    private void take(String key, int tokens, int alsoNeeded) {
         Optional<Rate> rate = rateOf(key);
         if (rate.isEmpty()) {
             return;
@@ -95,6 +103,11 @@ public class RequestRates {
         }
         if (reply.get(0).toInteger() != 1) {
             long waitMillis = reply.get(1).toLong();
+            if (waitMillis < 0) {
+                throw new RequestRateExceeded("a request of " + tokens + " tokens is more than API key '" + key
+                        + "' may make at once (its rate is " + rate.get() + ")", 0);
+            }
+            waitMillis += alsoNeeded * rate.get().window().toMillis() / rate.get().starts();
             throw new RequestRateExceeded("API key '" + key + "' may make " + rate.get() + " requests (a batch counts "
                     + "its tasks); this one would exceed that, so it was not handled. Try again after Retry-After",
                     (int) Math.max(1, (waitMillis + 999) / 1000));

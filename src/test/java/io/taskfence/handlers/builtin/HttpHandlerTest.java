@@ -344,7 +344,7 @@ class HttpHandlerTest {
      * does not resolve) are made once.
      */
     private TaskOutcome handle(ObjectNode payload) throws Exception {
-        TaskHandler.Work work = new TaskHandler.Work(UUID.randomUUID(), payload, 1);
+        TaskHandler.Work work = new TaskHandler.Work(UUID.randomUUID(), payload, 1, null);
         int seen = RECEIVED.size();
         TaskOutcome outcome = http().handle(work);
         boolean toTheHookServer = payload.path("url").asText().startsWith("http://127.0.0.1:" + port() + "/");
