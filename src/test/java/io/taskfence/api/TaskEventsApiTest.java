@@ -3,10 +3,12 @@ package io.taskfence.api;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsInAnyOrder;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.nullValue;
 import static org.hamcrest.Matchers.startsWith;
@@ -65,17 +67,26 @@ class TaskEventsApiTest {
     void aSubmitKeySeesItsAttemptsButNotWhichReplicaRanThem() {
         String id = as(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
                 .body("{\"type\":\"noop\",\"payload\":{}}").post("/api/v1/tasks").then().statusCode(201).extract().path("id");
-        fixtures.enqueue(List.of(UUID.fromString(id)));
-        Claim claim = transitions.claim(UUID.fromString(id), "taskfence-7d9f-pod/claim-1", Duration.ofMinutes(1))
-                .orElseThrow();
-        transitions.fail(claim, "boom", true, Duration.ZERO, Duration.ZERO).orElseThrow();
+        UUID task = UUID.fromString(id);
+        fixtures.enqueue(List.of(task));
+        // The first attempt's worker stops: recovery fails it when its lease has run out.
+        transitions.claim(task, "taskfence-7d9f-pod/claim-1", Duration.ofMinutes(1)).orElseThrow();
+        fixtures.age(task, Duration.ofMinutes(2));
+        transitions.failExpiredLeases(TaskFixtures.fence("recovery-" + UUID.randomUUID(), 1), Duration.ZERO,
+                Duration.ZERO);
+        fixtures.enqueue(List.of(task));
+        Claim second = transitions.claim(task, "taskfence-7d9f-pod/claim-2", Duration.ofMinutes(1)).orElseThrow();
+        transitions.fail(second, "boom", true, Duration.ZERO, Duration.ZERO).orElseThrow();
 
         as(ApiKeysForTests.ADMIN_KEY).get(EVENTS, id).then().statusCode(200)
                 .body("items.worker", hasItem(startsWith("taskfence-7d9f-pod/claim-1/")));
         as(ApiKeysForTests.SUBMIT_KEY).get(EVENTS, id).then().statusCode(200)
-                .body("items.to", contains("PENDING", "ENQUEUED", "PROCESSING", "DEAD"))
-                .body("items.attempt", contains(0, 0, 1, 1))
-                .body("items.worker", everyItem(nullValue()));
+                .body("items.to", contains("PENDING", "ENQUEUED", "PROCESSING", "FAILED", "ENQUEUED", "PROCESSING",
+                        "DEAD"))
+                .body("items.worker", everyItem(nullValue()))
+                .body("items.error", everyItem(not(containsString("taskfence-7d9f-pod"))));
+        as(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/{id}", id).then().statusCode(200)
+                .body("lastError", is("boom"));
     }
 
     @Test

@@ -82,7 +82,7 @@ class TaskHistoryTest {
                 new Step(TaskStatus.FAILED, TaskStatus.ENQUEUED, 1, null, null),
                 new Step(TaskStatus.ENQUEUED, TaskStatus.PROCESSING, 2, second.claimId(), null),
                 new Step(TaskStatus.PROCESSING, TaskStatus.FAILED, 2, second.claimId(),
-                        "processing lease expired: worker " + second.claimId() + " stopped"),
+                        "processing lease expired: its worker stopped before finishing"),
                 new Step(TaskStatus.FAILED, TaskStatus.ENQUEUED, 2, null, null),
                 new Step(TaskStatus.ENQUEUED, TaskStatus.PROCESSING, 3, third.claimId(), null),
                 new Step(TaskStatus.PROCESSING, TaskStatus.SUCCEEDED, 3, third.claimId(), null)),

@@ -262,7 +262,8 @@ class TaskTransitionsTest {
         assertTrue(transitions.failExpiredLeases(TaskFixtures.fence(lock, 1), BASE, CAP) >= 2);
         Task failed = queries.find(lapsed.taskId()).orElseThrow();
         assertEquals(TaskStatus.FAILED, failed.status());
-        assertTrue(failed.lastError().contains(lapsed.claimId()), failed.lastError());
+        assertEquals("processing lease expired: its worker stopped before finishing", failed.lastError(),
+                "the task's error, which its tenant reads, names no pod; the event's worker does, for operators");
         assertEquals(TaskStatus.DEAD, status(lastChance.taskId()));
         assertFalse(transitions.complete(lapsed, null), "the worker whose lease lapsed completed the task");
         assertThrows(StaleFenceException.class, () -> transitions.failExpiredLeases(TaskFixtures.fence(lock, 0), BASE, CAP));

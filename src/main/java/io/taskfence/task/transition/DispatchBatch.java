@@ -33,35 +33,41 @@ public class DispatchBatch {
 
     /**
      * Every owner with a row in {@code tasks_due}, by a skip scan of {@code tasks_due_owner_order}: an index probe per
-     * owner, however many tasks each has (the scan ends with a null row, left out). Each gets its place in the
-     * turns' order, {@code rotation}: the owners in name order, shifted by one more each batch, so that when a
-     * batch has fewer places than owners (a type at its limit has room for one or two) each owner comes first in
-     * its turn one batch in so many. Takes the shift, then the weights' owners and weights.
+     * owner, however many tasks each has (the scan ends with a null row, which the selects skip). Takes the weights'
+     * owners and weights.
      */
     private static final String OWNERS = "owners as ((select owner from tasks_due order by owner limit 1) union all "
             + "select (select d.owner from tasks_due d where d.owner > owners.owner order by d.owner limit 1) "
             + "from owners where owners.owner is not null), "
-            + "turn_order as (select owner, (row_number() over (order by owner) + ?) % count(*) over () as rotation "
-            + "from owners where owner is not null), "
             + "weights as (select * from unnest(?::text[], ?::int[]) as w(owner, weight))";
+
+    /**
+     * The order of turns, over rows numbered into {@code turn} per owner ({@code candidates}): whole turns first;
+     * within a turn the owners in their {@code rotation}, the owners these rows have in name order shifted by one
+     * more each batch, so that when a batch has fewer places than owners (a type at its limit has room for one or
+     * two) each comes first one batch in so many. Takes the shift, then the limit.
+     */
+    private static String inTurns(String candidates) {
+        return "select task_id, owner, priority, run_at, turn, (owner_no + ?) % max(owner_no) over () as rotation "
+                + "from (select candidates.*, dense_rank() over (order by owner) as owner_no from (" + candidates
+                + ") as candidates) as numbered order by turn, rotation, priority desc, run_at limit ?";
+    }
 
     /**
      * The due rows a batch may take of some types, shared between owners (DESIGN.md, "Dispatch", "Fair shares"):
      * each owner's first rows by {@code priority desc, run_at} from the index, numbered; an owner of weight
      * {@code w} has its rows 1 to w in turn 0, w+1 to 2w in turn 1, and so on; the select takes whole turns
-     * first, the owners of a turn in their {@code rotation}. Not locked: only one dispatcher runs at a time (the
-     * fence row's lock serialises their transactions), and the batch's UPDATE locks each task it moves and checks
-     * its status and run_at again; a cancel that commits meanwhile has deleted its task's row, and the update
-     * moves nothing. Takes a condition on the type and then the limit (of each owner's rows and of the whole) twice.
+     * first ({@link #inTurns}). Not locked: only one dispatcher runs at a time (the fence row's lock serialises
+     * their transactions), and the batch's UPDATE locks each task it moves and checks its status and run_at again;
+     * a cancel that commits meanwhile has deleted its task's row, and the update moves nothing. Takes the shift,
+     * a condition on the type, the limit of each owner's rows, and the limit of the whole.
      */
     private static String fairShare(String typeCondition) {
-        return "select task_id, owner, priority, run_at, turn, rotation from (select owned.*, (owned.rank - 1) / "
-                + "coalesce((select weight from weights w where w.owner = owned.owner), 1) as turn from turn_order "
-                + "cross join lateral (select task_id, owner, priority, run_at, turn_order.rotation, row_number() over "
-                + "(order by priority desc, run_at) as rank from (select task_id, owner, priority, run_at from tasks_due d "
-                + "where d.owner = turn_order.owner and run_at <= now() and " + typeCondition + " "
-                + "order by priority desc, run_at limit ?) as first_rows) as owned) as turns "
-                + "order by turn, rotation, priority desc, run_at limit ?";
+        return inTurns("select owned.*, (owned.rank - 1) / coalesce((select weight from weights w "
+                + "where w.owner = owned.owner), 1) as turn from owners cross join lateral (select task_id, owner, "
+                + "priority, run_at, row_number() over (order by priority desc, run_at) as rank from (select task_id, "
+                + "owner, priority, run_at from tasks_due d where d.owner = owners.owner and run_at <= now() and "
+                + typeCondition + " order by priority desc, run_at limit ?) as first_rows) as owned");
     }
 
     private final TaskDatabase database;
@@ -120,13 +126,13 @@ public class DispatchBatch {
                 sql.append(", due as (select task_id, priority, run_at, turn, rotation from general), ");
             } else {
                 // An owner's rows from several selects take their turns again among themselves.
-                sql.append(", due as (select task_id, priority, run_at, (row_number() over (partition by owner order by "
-                        + "priority desc, run_at) - 1) / coalesce((select weight from weights w where w.owner = "
-                        + "any_type.owner), 1) as turn, rotation from (select * from general");
+                StringBuilder union = new StringBuilder("select task_id, owner, priority, run_at from general");
                 for (int i = 0; i < limitedTypes.size(); i++) {
-                    sql.append(" union all select * from limited").append(i);
+                    union.append(" union all select task_id, owner, priority, run_at from limited").append(i);
                 }
-                sql.append(") as any_type order by turn, rotation, priority desc, run_at limit ?), ");
+                sql.append(", due as (").append(inTurns("select any_type.*, (row_number() over (partition by owner order "
+                        + "by priority desc, run_at) - 1) / coalesce((select weight from weights w where w.owner = "
+                        + "any_type.owner), 1) as turn from (" + union + ") as any_type")).append("), ");
             }
             // Each task's row is locked (by the update) before its tasks_due row (by the delete that reads the
             // update's output), the order in which the triggers of every other transition take them: a cancel
@@ -141,19 +147,22 @@ public class DispatchBatch {
                     + "order by due.turn, due.rotation, due.priority desc, due.run_at");
             try (PreparedStatement enqueue = connection.prepareStatement(sql.toString())) {
                 int parameter = 1;
-                enqueue.setLong(parameter++, batches.getAndIncrement());
+                long shift = batches.getAndIncrement();
                 enqueue.setArray(parameter++, connection.createArrayOf("text", weights.keySet().toArray()));
                 enqueue.setArray(parameter++, connection.createArrayOf("int4", weights.values().toArray()));
+                enqueue.setLong(parameter++, shift);
                 enqueue.setArray(parameter++, connection.createArrayOf("text", room.excluded().toArray()));
                 enqueue.setInt(parameter++, limit);
                 enqueue.setInt(parameter++, limit);
                 for (String type : limitedTypes) {
                     int typeRoom = Math.min(limit, room.room().get(type));
+                    enqueue.setLong(parameter++, shift);
                     enqueue.setString(parameter++, type);
                     enqueue.setInt(parameter++, typeRoom);
                     enqueue.setInt(parameter++, typeRoom);
                 }
                 if (!limitedTypes.isEmpty()) {
+                    enqueue.setLong(parameter++, shift);
                     enqueue.setInt(parameter++, limit);
                 }
                 enqueue.setLong(parameter, fence.token());

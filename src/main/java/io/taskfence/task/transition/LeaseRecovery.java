@@ -73,7 +73,8 @@ public class LeaseRecovery {
                     + "order by id for update of tasks skip locked) "
                     + "update tasks set status = case when " + EXHAUSTED + " then 'DEAD' else 'FAILED' end, "
                     + "run_at = " + BACKOFF + ", "
-                    + "last_error = 'processing lease expired: worker ' || coalesce(worker, '?') || ' stopped', "
+                    // The claim id names the pod; the error is the tenant's to read, the event's worker the operators'.
+                    + "last_error = 'processing lease expired: its worker stopped before finishing', "
                     + "lease_until = null, updated_at = now() where id = any(array(select id from expired)) "
                     + "and status = 'PROCESSING' and lease_until < now() returning status, type")) {
                 recover.setLong(1, backoffCap.toMillis());
