@@ -42,6 +42,12 @@ public record BatchTask(
         @Schema(description = "the task is DEAD if not done by this instant (ISO-8601)")
         Instant deadline,
 
+        @Pattern(regexp = SubmissionChecks.CONCURRENCY_KEY, message = SubmissionChecks.CONCURRENCY_KEY_RULE)
+        @Schema(description = "the task's concurrency group within its type and the submitting key (e.g. a customer "
+                + "id): the type's max-per-key bounds how many of one group run at once, taken in submission order",
+                examples = "customer-17")
+        String concurrencyKey,
+
         @Pattern(regexp = SubmissionChecks.IDEMPOTENCY_KEY, message = SubmissionChecks.IDEMPOTENCY_KEY_RULE)
         @Schema(description = "as the Idempotency-Key header of a single submission: the same key with the same "
                 + "type and payload answers the task it made (also earlier in the same batch)", examples = "order-17")
@@ -49,6 +55,6 @@ public record BatchTask(
 
     /** The task as a single submission's body. */
     SubmitRequest task() {
-        return new SubmitRequest(type, payload, maxAttempts, runAt, priority, deadline);
+        return new SubmitRequest(type, payload, maxAttempts, runAt, priority, deadline, concurrencyKey);
     }
 }

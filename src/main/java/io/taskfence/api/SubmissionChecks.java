@@ -36,6 +36,9 @@ public final class SubmissionChecks {
     /** The rule for the {@code Idempotency-Key} header and a batch task's {@code idempotencyKey}. */
     static final String IDEMPOTENCY_KEY = "[\\x21-\\x7e]{1,200}";
     static final String IDEMPOTENCY_KEY_RULE = "must be 1 to 200 visible ASCII characters";
+    /** The rule for a task's {@code concurrencyKey}. */
+    static final String CONCURRENCY_KEY = IDEMPOTENCY_KEY;
+    static final String CONCURRENCY_KEY_RULE = IDEMPOTENCY_KEY_RULE;
     static final String NOT_A_TASK = "a JSON object with at least type and payload";
     /*
      * The instants runAt and deadline may name, inclusive. PostgreSQL refuses a year over 9999 as the batch
@@ -104,7 +107,7 @@ public final class SubmissionChecks {
         }
         return new NewTask(body.type(), (ObjectNode) body.payload(),
                 Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
-                priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner);
+                priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner).inGroup(body.concurrencyKey());
     }
 
     /**

@@ -35,7 +35,13 @@ public record SubmitRequest(
         Integer priority,
 
         @Schema(description = "the task is DEAD if not done by this instant (ISO-8601)")
-        Instant deadline) {
+        Instant deadline,
+
+        @Pattern(regexp = SubmissionChecks.CONCURRENCY_KEY, message = SubmissionChecks.CONCURRENCY_KEY_RULE)
+        @Schema(description = "the task's concurrency group within its type and the submitting key (e.g. a customer "
+                + "id): the type's max-per-key bounds how many of one group run at once, taken in submission order",
+                examples = "customer-17")
+        String concurrencyKey) {
 
     static final String TYPE = "[a-z0-9][a-z0-9._-]{0,63}";
     static final String TYPE_RULE = "must match " + TYPE;

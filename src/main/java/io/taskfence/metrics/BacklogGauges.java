@@ -11,11 +11,14 @@ import io.quarkus.runtime.Startup;
 import io.taskfence.queue.TaskQueue;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
+import io.taskfence.types.TaskTypes;
+import io.taskfence.types.TypeLimits;
 
 /**
  * The gauges of the work waiting and under way, as the shared servers hold it (so every replica reports
  * the same numbers): {@code taskfence.tasks} per status, from one {@code group by status} count, and
- * {@code taskfence.queue.depth} and {@code taskfence.queue.pending}, from the stream. Each is read
+ * {@code taskfence.queue.depth} and {@code taskfence.queue.pending}, from the stream, and {@code
+ * taskfence.type.keys.at.limit} per type with {@code max-per-key}. Each is read
  * when scraped, at most every {@link #MAX_AGE}; a server that is down leaves the last values (and NaN
  * before the first).
  */
@@ -31,11 +34,13 @@ final class BacklogGauges {
 
     private final CachedReading<Map<TaskStatus, Long>> tasks;
     private final CachedReading<Queue> queue;
+    private final CachedReading<Map<String, Long>> keysAtLimit;
 
-    BacklogGauges(MeterRegistry registry, TaskQueries queries, TaskQueue taskQueue) {
+    BacklogGauges(MeterRegistry registry, TaskQueries queries, TaskQueue taskQueue, TaskTypes types, TypeLimits limits) {
         this.tasks = new CachedReading<>("the task counts", queries::countByStatus, MAX_AGE);
         this.queue = new CachedReading<>("the queue's length",
                 () -> new Queue(taskQueue.depth(), taskQueue.pending()), MAX_AGE);
+        this.keysAtLimit = new CachedReading<>("the concurrency groups at their limit", types::keysAtLimit, MAX_AGE);
         for (TaskStatus status : TaskStatus.values()) {
             Gauge.builder("taskfence.tasks", tasks, reading -> reading.get()
                     .map(counts -> (double) counts.getOrDefault(status, 0L)).orElse(Double.NaN))
@@ -54,5 +59,13 @@ final class BacklogGauges {
                 .description("Messages a worker of the group '" + TaskQueue.GROUP + "' has read and not finished")
                 .strongReference(true)
                 .register(registry);
+        limits.limited().values().stream().filter(limit -> limit.maxPerKey().isPresent()).forEach(limit ->
+                Gauge.builder("taskfence.type.keys.at.limit", keysAtLimit, reading -> reading.get()
+                        .map(counts -> (double) counts.getOrDefault(limit.type(), 0L)).orElse(Double.NaN))
+                        .description("Concurrency groups of the type with max-per-key tasks ENQUEUED, PROCESSING or "
+                                + "waiting to run again: their next tasks wait")
+                        .tag("type", limit.type())
+                        .strongReference(true)
+                        .register(registry));
     }
 }

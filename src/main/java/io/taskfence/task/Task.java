@@ -9,7 +9,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * A task as clients see it (DESIGN.md, "REST API", "Task JSON"); {@code owner} is the submitting key's name. A listing
+ * A task as clients see it (DESIGN.md, "REST API", "Task JSON"); {@code owner} is the submitting key's name,
+ * {@code concurrencyKey} its concurrency group's key (null for none). A listing
  * leaves {@code payload} and {@code result} null unless asked for them, and its JSON then leaves them out; a task
  * that has no result has {@link com.fasterxml.jackson.databind.node.NullNode} there, shown as null.
  */
@@ -27,5 +28,6 @@ public record Task(
         Instant updatedAt,
         String lastError,
         @JsonInclude(Include.NON_NULL) JsonNode result,
-        String owner) {
+        String owner,
+        String concurrencyKey) {
 }

@@ -25,7 +25,7 @@ public class TaskRows {
 
     /** The columns {@link #task} reads, for SELECT and RETURNING clauses. */
     public static final String COLUMNS = "id, type, payload, status, attempt, max_attempts, priority, run_at, deadline, "
-            + "created_at, updated_at, last_error, result, owner";
+            + "created_at, updated_at, last_error, result, owner, concurrency_key";
 
     private final ObjectMapper json;
 
@@ -62,7 +62,8 @@ public class TaskRows {
                 instant(row, "updated_at"),
                 row.getString("last_error"),
                 fields.contains(TaskField.RESULT) ? orNullNode(parse(row.getString("result"))) : null,
-                row.getString("owner"));
+                row.getString("owner"),
+                row.getString("concurrency_key"));
     }
 
     public ObjectNode object(String column, ResultSet row) throws SQLException {

@@ -126,6 +126,36 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
         return counts;
     }
 
+    /**
+     * For each type with {@code max-per-key}, its concurrency groups at that limit: with as many tasks ENQUEUED,
+     * PROCESSING or waiting again after they were (the due rows' {@code holds_place}) as it allows. In one
+     * statement, so one snapshot.
+     */
+    static Map<String, Long> groupsAtLimit(Connection connection, Map<String, TypeLimit> limited) throws SQLException {
+        Map<String, Long> counts = new HashMap<>();
+        var perKey = limited.values().stream().filter(limit -> limit.maxPerKey().isPresent()).toList();
+        if (perKey.isEmpty()) {
+            return counts;
+        }
+        try (PreparedStatement count = connection.prepareStatement("select w.type, (select count(*) from (select 1 "
+                + "from (select f.owner, f.concurrency_key from tasks_in_flight f join tasks t on t.id = f.task_id "
+                + "where f.type = w.type and f.concurrency_key is not null and t.status in ('ENQUEUED', 'PROCESSING') "
+                + "union all select d.owner, d.concurrency_key from tasks_due d where d.type = w.type "
+                + "and d.concurrency_key is not null and d.holds_place) as busy group by owner, concurrency_key "
+                + "having count(*) >= w.max_per_key) as full_groups) "
+                + "from unnest(?::text[], ?::int[]) as w(type, max_per_key)")) {
+            count.setArray(1, connection.createArrayOf("text", perKey.stream().map(TypeLimit::type).toArray()));
+            count.setArray(2, connection.createArrayOf("int4",
+                    perKey.stream().map(limit -> limit.maxPerKey().getAsInt()).toArray()));
+            try (ResultSet row = count.executeQuery()) {
+                while (row.next()) {
+                    counts.put(row.getString(1), row.getLong(2));
+                }
+            }
+        }
+        return counts;
+    }
+
     /** Forgets starts past every window: the claims record them ({@link io.taskfence.task.transition.AttemptTransitions#claim}), dispatch prunes. */
     public void forgetOldStarts(Connection connection) throws SQLException {
         try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {

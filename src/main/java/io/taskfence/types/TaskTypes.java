@@ -67,6 +67,18 @@ public class TaskTypes {
         return states(types);
     }
 
+    /** For each type with {@code max-per-key}, its concurrency groups at that limit now. */
+    public Map<String, Long> keysAtLimit() {
+        try (Connection connection = db.getConnection()) {
+            Map<String, Long> counts = DispatchRoom.groupsAtLimit(connection, limits.limited());
+            limits.limited().values().stream().filter(limit -> limit.maxPerKey().isPresent())
+                    .forEach(limit -> counts.putIfAbsent(limit.type(), 0L));
+            return counts;
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
     private Set<String> paused() {
         try (Connection connection = db.getConnection();
                 PreparedStatement select = connection.prepareStatement("select type from paused_types");
@@ -92,13 +104,17 @@ public class TaskTypes {
             }
             Map<String, Long> inFlight = DispatchRoom.inFlight(connection, types);
             Map<String, Long> started = DispatchRoom.started(connection, limits.limited(), now);
+            Map<String, Long> groupsAtLimit = DispatchRoom.groupsAtLimit(connection, limits.limited());
             List<TypeState> states = new ArrayList<>();
             for (String type : types.stream().sorted().toList()) {
                 TypeLimit limit = limits.of(type);
                 states.add(new TypeState(type, paused.contains(type),
                         limit.maxConcurrency().isPresent() ? limit.maxConcurrency().getAsInt() : null,
-                        limit.rate().map(Rate::toString).orElse(null), inFlight.getOrDefault(type, 0L),
-                        limit.rate().isPresent() ? started.getOrDefault(type, 0L) : null));
+                        limit.rate().map(Rate::toString).orElse(null),
+                        limit.maxPerKey().isPresent() ? limit.maxPerKey().getAsInt() : null,
+                        inFlight.getOrDefault(type, 0L),
+                        limit.rate().isPresent() ? started.getOrDefault(type, 0L) : null,
+                        limit.maxPerKey().isPresent() ? groupsAtLimit.getOrDefault(type, 0L) : null));
             }
             return states;
         } catch (SQLException e) {

@@ -3,14 +3,23 @@ package io.taskfence.types;
 import java.util.Optional;
 import java.util.OptionalInt;
 
-/** One task type's global limits (DESIGN.md, "Configuration", "Type limits"); each empty when the type has none. */
-public record TypeLimit(String type, OptionalInt maxConcurrency, Optional<Rate> rate) {
+/**
+ * One task type's limits (DESIGN.md, "Configuration", "Type limits"); each empty when the type has none.
+ *
+ * @param maxPerKey at most this many of one concurrency group's tasks ENQUEUED, PROCESSING or waiting to run again at once (FAILED, or PENDING after a "later")
+ */
+public record TypeLimit(String type, OptionalInt maxConcurrency, Optional<Rate> rate, OptionalInt maxPerKey) {
 
     public static TypeLimit none(String type) {
-        return new TypeLimit(type, OptionalInt.empty(), Optional.empty());
+        return new TypeLimit(type, OptionalInt.empty(), Optional.empty(), OptionalInt.empty());
     }
 
     public boolean limited() {
-        return maxConcurrency.isPresent() || rate.isPresent();
+        return maxConcurrency.isPresent() || rate.isPresent() || maxPerKey.isPresent();
+    }
+
+    /** Whether a task of the type that stops running can make room for another: dispatch should look again soon. */
+    public boolean boundsRunning() {
+        return maxConcurrency.isPresent() || maxPerKey.isPresent();
     }
 }

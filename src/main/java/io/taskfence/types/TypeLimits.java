@@ -15,7 +15,7 @@ import io.taskfence.TaskfenceConfig;
 import io.taskfence.handlers.TaskHandlers;
 
 /**
- * {@code taskfence.types.<type>.max-concurrency} and {@code .rate}, read and checked at start-up: a type
+ * {@code taskfence.types.<type>.max-concurrency}, {@code .rate} and {@code .max-per-key}, read and checked at start-up: a type
  * without a handler, a concurrency below 1 or a rate that does not parse stops the replica there, named, rather
  * than leaving a limit silently unenforced. Dispatch holds the types to them ({@link io.taskfence.task.transition.DispatchBatch#enqueueDue}).
  */
@@ -48,13 +48,18 @@ public class TypeLimits {
                 throw new IllegalStateException(key + ".max-concurrency is " + concurrency.getAsInt()
                         + ": it must be at least 1 (pause the type to run none)");
             }
+            OptionalInt perKey = entry.getValue().maxPerKey();
+            if (perKey.isPresent() && perKey.getAsInt() < 1) {
+                throw new IllegalStateException(key + ".max-per-key is " + perKey.getAsInt()
+                        + ": it must be at least 1 (pause the type to run none)");
+            }
             Optional<Rate> rate;
             try {
                 rate = entry.getValue().rate().map(Rate::parse);
             } catch (IllegalArgumentException e) {
                 throw new IllegalStateException(key + ".rate: " + e.getMessage(), e);
             }
-            TypeLimit limit = new TypeLimit(type, concurrency, rate);
+            TypeLimit limit = new TypeLimit(type, concurrency, rate, perKey);
             if (limit.limited()) {
                 byType.put(type, limit);
             }
@@ -75,10 +80,5 @@ public class TypeLimits {
     /** The types with a rate, whose claims are recorded as starts ({@code type_starts}). */
     public List<String> rated() {
         return byType.values().stream().filter(limit -> limit.rate().isPresent()).map(TypeLimit::type).toList();
-    }
-
-    /** Whether some type has a concurrency limit: then a finished task can make room for another. */
-    public boolean anyConcurrencyLimit() {
-        return byType.values().stream().anyMatch(limit -> limit.maxConcurrency().isPresent());
     }
 }

@@ -6,14 +6,17 @@ package io.taskfence.types;
  * @param maxConcurrency its {@code max-concurrency}, null when it has none
  * @param rate its {@code rate} ({@code 10/s}, {@code 600/m}), null when it has none
  * @param inFlight its tasks ENQUEUED or PROCESSING now: what {@code max-concurrency} bounds
+ * @param maxPerKey its {@code max-per-key}, null when it has none
  * @param rateUsed its tasks started (claimed) in the rate's window ending now plus those ENQUEUED, which may start
  *        at any moment: what {@code rate} bounds; null when it has no rate
+ * @param keysAtLimit its concurrency groups with {@code max-per-key} tasks ENQUEUED, PROCESSING or waiting to run again now, whose
+ *        next tasks wait; null when it has no {@code max-per-key}
  */
-public record TypeState(String type, boolean paused, Integer maxConcurrency, String rate, Long inFlight,
-        Long rateUsed) {
+public record TypeState(String type, boolean paused, Integer maxConcurrency, String rate, Integer maxPerKey,
+        Long inFlight, Long rateUsed, Long keysAtLimit) {
 
     /** The state as a submit key sees it: the limits, but not how much of them every tenant together uses. */
     public TypeState withoutClusterCounts() {
-        return new TypeState(type, paused, maxConcurrency, rate, null, null);
+        return new TypeState(type, paused, maxConcurrency, rate, maxPerKey, null, null, null);
     }
 }

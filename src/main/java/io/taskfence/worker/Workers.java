@@ -263,11 +263,11 @@ public class Workers {
     }
 
     /**
-     * A task of {@code type} left PROCESSING (or is about to): if the type has a concurrency limit, another of
-     * its tasks may go now, so dispatch runs soon instead of at its next tick (nudges coalesce).
+     * A task of {@code type} left PROCESSING (or is about to): if the type bounds how many run at once (its
+     * max-concurrency or max-per-key), another of its tasks may go now, so dispatch runs soon instead of at its next tick (nudges coalesce).
      */
     private void madeRoom(String type) {
-        if (limits.of(type).maxConcurrency().isPresent()) {
+        if (limits.of(type).boundsRunning()) {
             due.fire(new TasksBecameDue());
         }
     }

@@ -51,8 +51,28 @@ class TypeLimitsConfigTest {
                 zero.getMessage());
     }
 
+    @Test
+    void readsMaxPerKeyAndRefusesOneBelowOne() {
+        Map<String, TypeLimit> limits = TypeLimits.read(Map.of("sleep", type(null, null, 1)), REGISTERED);
+        assertEquals(OptionalInt.of(1), limits.get("sleep").maxPerKey());
+        assertTrue(limits.get("sleep").boundsRunning(), "a finished task of a group makes room for the next");
+        IllegalStateException zero = assertThrows(IllegalStateException.class,
+                () -> TypeLimits.read(Map.of("noop", type(null, null, 0)), REGISTERED));
+        assertTrue(zero.getMessage().startsWith("taskfence.types.noop.max-per-key is 0: it must be at least 1"),
+                zero.getMessage());
+    }
+
     private static TaskfenceConfig.Type type(Integer maxConcurrency, String rate) {
+        return type(maxConcurrency, rate, null);
+    }
+
+    private static TaskfenceConfig.Type type(Integer maxConcurrency, String rate, Integer maxPerKey) {
         return new TaskfenceConfig.Type() {
+            @Override
+            public OptionalInt maxPerKey() {
+                return maxPerKey == null ? OptionalInt.empty() : OptionalInt.of(maxPerKey);
+            }
+
             @Override
             public OptionalInt maxConcurrency() {
                 return maxConcurrency == null ? OptionalInt.empty() : OptionalInt.of(maxConcurrency);

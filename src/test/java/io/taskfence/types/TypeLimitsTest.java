@@ -51,7 +51,10 @@ class TypeLimitsTest {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("taskfence.types.sleep.max-concurrency", "2",
-                    "taskfence.types.flaky.rate", "3/m");
+                    "taskfence.types.flaky.rate", "3/m",
+                    // For ConcurrencyGroupsTest: tasks without a concurrency key are not held by it.
+                    "taskfence.types.http.max-per-key", "1",
+                    "taskfence.types.noop.max-per-key", "2");
         }
     }
 

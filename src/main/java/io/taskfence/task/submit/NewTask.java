@@ -9,10 +9,11 @@ import io.taskfence.task.StorableJson;
 /**
  * A validated submission. {@code runAt} null means now (the database's now); {@code idempotencyKey}
  * null means every submission makes a new task. {@code owner} is the submitting API key's name, null when
- * authentication is off; idempotency keys are scoped to it.
+ * authentication is off; idempotency keys are scoped to it. {@code concurrencyKey} names the task's concurrency
+ * group within its type and owner (DESIGN.md, "Dispatch", "Concurrency groups"); null for none.
  */
 public record NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt,
-        Instant deadline, String idempotencyKey, String owner) {
+        Instant deadline, String idempotencyKey, String owner, String concurrencyKey) {
 
     /** The largest payload a task may carry, as JSON text in UTF-8. */
     public static final int MAX_PAYLOAD_BYTES = StorableJson.MAX_BYTES;
@@ -20,11 +21,16 @@ public record NewTask(String type, ObjectNode payload, int maxAttempts, int prio
     /** A task without an owner. */
     public NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt, Instant deadline,
             String idempotencyKey) {
-        this(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, null);
+        this(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, null, null);
     }
 
     /** This task, submitted by the API key named {@code owner}. */
     public NewTask ownedBy(String owner) {
-        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner);
+        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey);
+    }
+
+    /** This task in the concurrency group {@code concurrencyKey} (null: none). */
+    public NewTask inGroup(String concurrencyKey) {
+        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey);
     }
 }

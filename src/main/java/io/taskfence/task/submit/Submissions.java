@@ -110,9 +110,10 @@ public class Submissions {
             }
             // The conflicting inserts have committed (or are this batch's own), so their rows are visible now.
             try (PreparedStatement first = connection.prepareStatement("select " + TaskRows.COLUMNS
-                    + ", (type = wanted_type and payload = wanted_payload::jsonb) as same_request, item "
-                    + "from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[]) as wanted(wanted_key, "
-                    + "wanted_owner, wanted_type, wanted_payload, item) join tasks on idempotency_key = wanted_key "
+                    + ", (type = wanted_type and payload = wanted_payload::jsonb "
+                    + "and concurrency_key is not distinct from wanted_group) as same_request, item "
+                    + "from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[]) as wanted(wanted_key, "
+                    + "wanted_owner, wanted_type, wanted_payload, item, wanted_group) join tasks on idempotency_key = wanted_key "
                     + "and coalesce(owner, '') = coalesce(wanted_owner, '')")) {
                 first.setArray(1, connection.createArrayOf("text",
                         taken.stream().map(i -> tasks.get(i).idempotencyKey()).toArray()));
@@ -120,6 +121,8 @@ public class Submissions {
                 first.setArray(3, connection.createArrayOf("text", taken.stream().map(i -> tasks.get(i).type()).toArray()));
                 first.setArray(4, connection.createArrayOf("text", taken.stream().map(i -> payloads[i]).toArray()));
                 first.setArray(5, connection.createArrayOf("int4", taken.toArray()));
+                first.setArray(6, connection.createArrayOf("text",
+                        taken.stream().map(i -> tasks.get(i).concurrencyKey()).toArray()));
                 try (ResultSet row = first.executeQuery()) {
                     while (row.next()) {
                         Task existing = rows.task(row);
@@ -193,11 +196,15 @@ public class Submissions {
      */
     private List<Task> insert(Connection connection, UUID[] ids, List<NewTask> tasks, List<String> payloads)
             throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("insert into tasks (id, type, payload, "
-                + "max_attempts, priority, run_at, deadline, idempotency_key, owner) select id, type, payload::jsonb, "
-                + "max_attempts, priority, coalesce(run_at, now()), deadline, key, owner from unnest(?::uuid[], "
-                + "?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[]) "
-                + "with ordinality as item(id, type, payload, max_attempts, priority, run_at, deadline, key, owner, ord) "
+        // A group's place (key_order) is drawn in the items' order, before they are sorted for the insert.
+        try (PreparedStatement insert = connection.prepareStatement("with item as materialized (select item.*, "
+                + "case when concurrency_key is not null then nextval('tasks_key_order') end as key_order "
+                + "from unnest(?::uuid[], ?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], "
+                + "?::text[], ?::text[], ?::text[]) with ordinality as item(id, type, payload, max_attempts, priority, "
+                + "run_at, deadline, key, owner, concurrency_key, ord)) "
+                + "insert into tasks (id, type, payload, max_attempts, priority, run_at, deadline, idempotency_key, owner, "
+                + "concurrency_key, key_order) select id, type, payload::jsonb, max_attempts, priority, "
+                + "coalesce(run_at, now()), deadline, key, owner, concurrency_key, key_order from item "
                 + "order by coalesce(owner, ''), key, ord "
                 + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
                 + "returning " + TaskRows.COLUMNS)) {
@@ -214,6 +221,7 @@ public class Submissions {
                     .map(Submissions::isoText).toArray()));
             insert.setArray(8, connection.createArrayOf("text", tasks.stream().map(NewTask::idempotencyKey).toArray()));
             insert.setArray(9, connection.createArrayOf("text", tasks.stream().map(NewTask::owner).toArray()));
+            insert.setArray(10, connection.createArrayOf("text", tasks.stream().map(NewTask::concurrencyKey).toArray()));
             return rows.tasks(insert);
         }
     }

@@ -1,7 +1,7 @@
 /**
- * Every later change of tasks.status, one class per actor: DispatchBatch (dispatcher), AttemptTransitions (a
- * worker's attempt), OperatorControls (cancel, retry), LeaseRecovery (recovery job); the SQL they share is in
- * TransitionSql.
+ * Every later change of tasks.status, one class per actor: DispatchBatch (dispatcher; DueSelection chooses the
+ * rows of its batch), AttemptTransitions (a worker's attempt), OperatorControls (cancel), LeaseRecovery (recovery
+ * job); the SQL they share is in TransitionSql.
  *
  * <p>May import task, types, handlers and store.
  */

@@ -124,7 +124,7 @@ class GroupedSubmissionsTest {
             });
             await("the writer waits for the held key").atMost(Duration.ofSeconds(30))
                     .until(() -> Sql.count(db, "select count(*) from pg_stat_activity where wait_event_type = 'Lock' "
-                            + "and query like 'insert into tasks%'") > 0);
+                            + "and query like '%insert into tasks (id%'") > 0);
 
             // These queue up behind it, so the writer takes them as one group.
             ObjectNode refused = payload(run, "refused").put("text", "a\u0000b"); // jsonb cannot hold U+0000
