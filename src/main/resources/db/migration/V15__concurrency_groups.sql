@@ -22,6 +22,9 @@ create index tasks_due_groups on tasks_due (type, owner, concurrency_key, holds_
     where concurrency_key is not null;
 
 alter table tasks_in_flight add column concurrency_key text;
+-- A group's tasks ENQUEUED or PROCESSING, counted by dispatch for each group it looks at. Partial: no entry for a task
+-- without a key.
+create index tasks_in_flight_groups on tasks_in_flight (type, owner, concurrency_key) where concurrency_key is not null;
 
 create or replace function task_left_happy_path() returns trigger language plpgsql set search_path from current as $$
 begin

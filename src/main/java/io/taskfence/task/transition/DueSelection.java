@@ -67,7 +67,7 @@ final class DueSelection {
             OptionalInt perKey = limits.of(type).maxPerKey();
             if (perKey.isPresent()) {
                 selection.add(", ");
-                selection.groupRows(i, type, perKey.getAsInt());
+                selection.groupRows(i, type, perKey.getAsInt(), typeRoom);
             }
             selection.add(", limited" + i + " as (");
             int n = i;
@@ -159,33 +159,34 @@ final class DueSelection {
 
     /**
      * {@code grouped<i>}: the due rows of a type with {@code max-per-key} that may go now (DESIGN.md, "Dispatch",
-     * "Concurrency groups"). The type's groups (owner, concurrency key) are found by a skip scan of {@code
-     * tasks_due_groups}; a group's room is {@code max-per-key} less its tasks ENQUEUED or PROCESSING and those that
-     * were and wait again ({@code holds_place}: FAILED for a retry, PENDING after a "later"); its due tasks that hold
-     * their places go first, then the others in submission order ({@code key_order}). One statement reads it all, so
-     * one snapshot: a task that moves from PROCESSING to FAILED meanwhile is counted once, never in neither.
+     * "Concurrency groups"), at most {@code limit} an owner. Each owner's groups (concurrency keys) are walked in key
+     * order by a skip scan of {@code tasks_due_groups}, lazily: the walk stops once the owner has {@code limit} rows.
+     * A group's room is {@code max-per-key} less its tasks ENQUEUED or PROCESSING (an index probe of {@code
+     * tasks_in_flight_groups}) and those that were and wait again ({@code holds_place}: FAILED for a retry, PENDING
+     * after a "later"); its due tasks that hold their places go first, then the others in submission order
+     * ({@code key_order}). A full group costs two index probes. One statement reads it all, so one snapshot: a task
+     * that moves from PROCESSING to FAILED meanwhile is counted once, never in neither.
      */
-    private void groupRows(int i, String type, int maxPerKey) {
-        String groups = "groups" + i;
-        String running = "running" + i;
-        add(groups + " as ((select owner, concurrency_key from tasks_due where type = ? and concurrency_key is not null "
-                + "order by owner, concurrency_key limit 1) union all select next.owner, next.concurrency_key from "
-                + groups + " cross join lateral (select d.owner, d.concurrency_key from tasks_due d where d.type = ? "
-                + "and d.concurrency_key is not null and (d.owner, d.concurrency_key) > (" + groups + ".owner, "
-                + groups + ".concurrency_key) order by d.owner, d.concurrency_key limit 1) as next), ", type, type);
-        add(running + " as (select f.owner, f.concurrency_key, count(*) as tasks from tasks_in_flight f "
-                + "join tasks t on t.id = f.task_id where f.type = ? and f.concurrency_key is not null "
-                + "and t.status in ('ENQUEUED', 'PROCESSING') group by f.owner, f.concurrency_key), ", type);
-        add("grouped" + i + " as (select places.task_id, places.owner, places.priority, places.run_at from " + groups
-                + " g cross join lateral (select ? - coalesce((select tasks from " + running + " r where r.owner = g.owner "
-                + "and r.concurrency_key = g.concurrency_key), 0) as free, (select count(*) from tasks_due h "
-                + "where h.type = ? and h.owner = g.owner and h.concurrency_key = g.concurrency_key and h.holds_place) "
-                + "as holding) as room cross join lateral (select group_rows.*, row_number() over (partition by "
-                + "holds_place order by key_order) as place from (select task_id, owner, priority, run_at, holds_place, "
-                + "key_order from tasks_due d where d.type = ? and d.owner = g.owner and d.concurrency_key = "
-                + "g.concurrency_key and d.run_at <= now() order by d.holds_place desc, d.key_order limit ?) as group_rows) "
-                + "as places where places.place <= case when places.holds_place then room.free "
-                + "else room.free - room.holding end)",
-                maxPerKey, type, type, maxPerKey);
+    private void groupRows(int i, String type, int maxPerKey, int limit) {
+        add("grouped" + i + " as (select owned.* from owners cross join lateral (with recursive groups as ("
+                + "(select owner, concurrency_key from tasks_due where type = ? and owner = owners.owner "
+                + "and concurrency_key is not null order by concurrency_key limit 1) union all "
+                + "select next.owner, next.concurrency_key from groups cross join lateral (select d.owner, "
+                + "d.concurrency_key from tasks_due d where d.type = ? and d.owner = groups.owner "
+                + "and d.concurrency_key > groups.concurrency_key order by d.concurrency_key limit 1) as next) "
+                + "select places.task_id, places.owner, places.priority, places.run_at from groups g "
+                + "cross join lateral (select ? - (select count(*) from tasks_in_flight f join tasks t on t.id = f.task_id "
+                + "where f.type = ? and f.owner = g.owner and f.concurrency_key = g.concurrency_key "
+                + "and t.status in ('ENQUEUED', 'PROCESSING')) as free) as running "
+                + "cross join lateral (select running.free, case when running.free > 0 then (select count(*) "
+                + "from tasks_due h where h.type = ? and h.owner = g.owner and h.concurrency_key = g.concurrency_key "
+                + "and h.holds_place) else 0 end as holding) as room "
+                + "cross join lateral (select group_rows.*, row_number() over (partition by holds_place order by key_order) "
+                + "as place from (select task_id, owner, priority, run_at, holds_place, key_order from tasks_due d "
+                + "where d.type = ? and d.owner = g.owner and d.concurrency_key = g.concurrency_key and d.run_at <= now() "
+                + "and room.free > 0 order by d.holds_place desc, d.key_order limit ?) as group_rows) as places "
+                + "where places.place <= case when places.holds_place then room.free else room.free - room.holding end "
+                + "limit ?) as owned)",
+                type, type, maxPerKey, type, type, type, maxPerKey, limit);
     }
 }
