@@ -27,7 +27,9 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.Roles;
 import io.taskfence.api.problem.ProblemException;
 import io.taskfence.api.problem.Problems;
@@ -54,11 +56,13 @@ public class ScheduleResource {
     private final Schedules schedules;
     private final SubmissionChecks checks;
     private final int defaultMaxAttempts;
+    private final SecurityIdentity identity;
 
-    ScheduleResource(Schedules schedules, SubmissionChecks checks, TaskfenceConfig config) {
+    ScheduleResource(Schedules schedules, SubmissionChecks checks, TaskfenceConfig config, SecurityIdentity identity) {
         this.schedules = schedules;
         this.checks = checks;
         this.defaultMaxAttempts = config.retry().maxAttempts();
+        this.identity = identity;
     }
 
     @POST
@@ -73,7 +77,7 @@ public class ScheduleResource {
                 Optional.ofNullable(body.priority()).orElse(0),
                 Optional.ofNullable(body.maxAttempts()).orElse(defaultMaxAttempts),
                 Optional.ofNullable(body.paused()).orElse(false),
-                Optional.ofNullable(body.misfire()).orElse(Misfire.SKIP.id())), now, 0);
+                Optional.ofNullable(body.misfire()).orElse(Misfire.SKIP.id()), KeyOwner.of(identity).name()), now, 0);
         firesAgain(schedule, now);
         Schedule created = schedules.create(schedule).orElseThrow(() -> Problems.about("name", Status.CONFLICT,
                 "a schedule named '" + body.name() + "' exists already; PATCH it, or DELETE it first"));
@@ -118,7 +122,7 @@ public class ScheduleResource {
                     Optional.ofNullable(body.priority()).orElse(stored.priority()),
                     Optional.ofNullable(body.maxAttempts()).orElse(stored.maxAttempts()),
                     Optional.ofNullable(body.paused()).orElse(stored.paused()),
-                    Optional.ofNullable(body.misfire()).orElse(stored.misfire().id()));
+                    Optional.ofNullable(body.misfire()).orElse(stored.misfire().id()), stored.owner());
             Instant now = schedules.now();
             Schedule changed = checked(draft, now, stored.version());
             boolean startOver = !changed.cron().equals(stored.cron()) || changed.cronType() != stored.cronType()
@@ -149,9 +153,9 @@ public class ScheduleResource {
         return Response.noContent().build();
     }
 
-    /** A schedule's fields as the request gives them, not yet checked. */
+    /** A schedule's fields as the request gives them, not yet checked; {@code owner} is the key that made it. */
     private record Draft(String name, String cron, String cronType, String zone, String type, JsonNode payload,
-            int priority, int maxAttempts, boolean paused, String misfire) {
+            int priority, int maxAttempts, boolean paused, String misfire, String owner) {
     }
 
     /**
@@ -173,10 +177,10 @@ public class ScheduleResource {
         } catch (InvalidCronException e) {
             throw Problems.about("cron", Status.BAD_REQUEST, e.getMessage());
         }
-        checks.typeAndPayload(draft.type(), draft.payload(), null); // a schedule's tasks belong to no key
+        checks.typeAndPayload(draft.type(), draft.payload(), draft.owner()); // its tasks are its owner's
         return new Schedule(draft.name(), draft.cron(), type, zone, draft.type(), (ObjectNode) draft.payload(),
                 draft.priority(), draft.maxAttempts(), draft.paused(), Misfire.of(draft.misfire()).orElseThrow(),
-                cron.after(now).orElse(null), version, null, null);
+                cron.after(now).orElse(null), version, null, null, draft.owner());
     }
 
     /** A schedule that is made, or starts over, must have an occurrence to come. */
@@ -189,7 +193,7 @@ public class ScheduleResource {
     private static Schedule withNextFireAt(Schedule schedule, Instant nextFireAt) {
         return new Schedule(schedule.name(), schedule.cron(), schedule.cronType(), schedule.zone(), schedule.type(),
                 schedule.payload(), schedule.priority(), schedule.maxAttempts(), schedule.paused(), schedule.misfire(),
-                nextFireAt, schedule.version(), schedule.createdAt(), schedule.updatedAt());
+                nextFireAt, schedule.version(), schedule.createdAt(), schedule.updatedAt(), schedule.owner());
     }
 
     private static ProblemException notFound(String name) {

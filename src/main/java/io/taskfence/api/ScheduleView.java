@@ -18,7 +18,10 @@ public record ScheduleView(String name, String cron, String cronType, String zon
         Instant nextFireAt,
         @Schema(description = "the next " + NEXT_FIRE_TIMES + " occurrences from nextFireAt on; empty while paused")
         List<Instant> nextFireTimes,
-        Instant createdAt, Instant updatedAt) {
+        Instant createdAt, Instant updatedAt,
+        @Schema(description = "the API key that made it, whose tasks its occurrences are (held to its quota); null "
+                + "with authentication off")
+        String owner) {
 
     static final int NEXT_FIRE_TIMES = 5;
 
@@ -32,7 +35,7 @@ public record ScheduleView(String name, String cron, String cronType, String zon
         return new ScheduleView(schedule.name(), schedule.cron(), schedule.cronType().id(), schedule.zone().getId(),
                 schedule.type(), schedule.payload(), schedule.priority(), schedule.maxAttempts(), schedule.paused(),
                 schedule.misfire().id(), schedule.paused() ? null : schedule.nextFireAt(), List.copyOf(next),
-                schedule.createdAt(), schedule.updatedAt());
+                schedule.createdAt(), schedule.updatedAt(), schedule.owner());
     }
 
     /** The answer of {@code GET /api/v1/schedules}: every schedule, by name. */

@@ -21,7 +21,10 @@ import io.taskfence.schedule.Schedule;
 import io.taskfence.schedule.Schedules;
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
+import io.taskfence.task.Task;
 import io.taskfence.task.TaskStatus;
+import io.taskfence.task.submit.OccurrenceTasks;
+import io.taskfence.task.submit.OverQuota;
 import io.taskfence.task.transition.TransitionMeters;
 
 /**
@@ -53,6 +56,7 @@ class ScheduleOccurrences {
     private final MeterRegistry registry;
     private final Duration misfireThreshold;
     private final Map<String, Counter> created = new ConcurrentHashMap<>();
+    private final Map<String, Counter> overQuota = new ConcurrentHashMap<>();
 
     ScheduleOccurrences(FencedJobs jobs, Schedules schedules, Dispatcher dispatcher, TransitionMeters transitions,
             MeterRegistry registry, TaskfenceConfig config) {
@@ -104,7 +108,17 @@ class ScheduleOccurrences {
             LOG.errorf("schedule %s: %s; it is left as it is", schedule.name(), e.getMessage());
             return 0;
         }
-        List<Instant> made = schedules.materialise(fence, schedule, plan);
+        OccurrenceTasks tasks = schedules.materialise(fence, schedule, plan);
+        if (!tasks.overQuota().isEmpty()) {
+            overQuota.computeIfAbsent(schedule.name(), name -> Counter.builder("taskfence.schedules.over.quota")
+                    .description("Occurrences of a schedule not made: they would have taken its owner past its quota")
+                    .tag("schedule", name).register(registry)).increment(tasks.overQuota().size());
+            OverQuota quota = tasks.quota().orElseThrow();
+            LOG.warnf("schedule %s: %d occurrences not made, the first for %s: its owner, API key '%s', has %d "
+                    + "unfinished tasks of its quota of %d", schedule.name(), tasks.overQuota().size(),
+                    tasks.overQuota().getFirst(), quota.owner(), quota.unfinished(), quota.limit());
+        }
+        List<Instant> made = tasks.made().stream().map(Task::runAt).toList();
         if (!made.isEmpty()) {
             made.forEach(occurrence -> transitions.moved(TaskStatus.PENDING, schedule.type()));
             created.computeIfAbsent(schedule.name(), name -> Counter.builder("taskfence.schedules.tasks")

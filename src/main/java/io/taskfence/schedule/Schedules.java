@@ -23,6 +23,7 @@ import io.taskfence.store.StaleFenceException;
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.Task;
 import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.submit.OccurrenceTasks;
 import io.taskfence.task.submit.Submissions;
 
 /**
@@ -35,7 +36,7 @@ import io.taskfence.task.submit.Submissions;
 public class Schedules {
 
     private static final String COLUMNS = "name, cron, cron_type, zone, type, payload, priority, max_attempts, paused, "
-            + "misfire, next_fire_at, version, created_at, updated_at";
+            + "misfire, next_fire_at, version, created_at, updated_at, owner";
 
     private final TaskDatabase database;
     private final Submissions submissions;
@@ -61,14 +62,15 @@ public class Schedules {
         });
     }
 
-    /** Stores a new schedule; empty if the name is taken already. Its version is 1. */
+    /** Stores a new schedule, owned by its {@code owner}; empty if the name is taken already. Its version is 1. */
     public Optional<Schedule> create(Schedule schedule) {
         return database.inConnection(connection -> {
             try (PreparedStatement insert = connection.prepareStatement("insert into schedules (name, cron, cron_type, "
-                    + "zone, type, payload, priority, max_attempts, paused, misfire, next_fire_at) "
-                    + "values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?) on conflict (name) do nothing returning " + COLUMNS)) {
+                    + "zone, type, payload, priority, max_attempts, paused, misfire, next_fire_at, owner) "
+                    + "values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?) on conflict (name) do nothing returning " + COLUMNS)) {
                 insert.setString(1, schedule.name());
                 bindFields(insert, 2, schedule);
+                insert.setString(12, schedule.owner());
                 return first(insert);
             }
         });
@@ -93,7 +95,7 @@ public class Schedules {
     }
 
     /**
-     * Replaces the schedule's fields (all but its name and creation time) with {@code changed}'s, if it is
+     * Replaces the schedule's fields (all but its name, owner and creation time) with {@code changed}'s, if it is
      * still at {@code changed.version()}; its version goes up by one.
      *
      * @return the schedule as stored now; empty if it was deleted or changed since it was read
@@ -136,17 +138,18 @@ public class Schedules {
 
     /**
      * In one transaction after the fence check: moves {@code schedule} on to {@code plan.next()} if it is still
-     * the version read and not paused, and inserts a task for each of the plan's occurrences, keyed
-     * {@link Schedule#keyOf}, among the tasks without an owner; an occurrence whose key is taken already
-     * becomes no second task.
+     * the version read and not paused, and inserts a task for each of the plan's occurrences, owned by the
+     * schedule's owner and keyed {@link Schedule#keyOf} among its tasks; an occurrence whose key is taken already
+     * becomes no second task, and one that would take the owner past its quota none at all
+     * ({@link Submissions#submitOccurrences}).
      *
-     * @return the tasks inserted (empty if the schedule had changed, or the tasks existed)
+     * @return the tasks inserted and the occurrences the quota left out (none if the schedule had changed)
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
-    public List<Instant> materialise(FenceToken fence, Schedule schedule, FirePlan plan) {
+    public OccurrenceTasks materialise(FenceToken fence, Schedule schedule, FirePlan plan) {
         return database.fenced(fence, connection -> advance(connection, schedule, plan)
                 ? insertTasks(connection, schedule, plan)
-                : List.of());
+                : OccurrenceTasks.NONE);
     }
 
     private static boolean advance(Connection connection, Schedule schedule, FirePlan plan) throws SQLException {
@@ -159,10 +162,11 @@ public class Schedules {
         }
     }
 
-    private List<Instant> insertTasks(Connection connection, Schedule schedule, FirePlan plan) throws SQLException {
+    private OccurrenceTasks insertTasks(Connection connection, Schedule schedule, FirePlan plan) throws SQLException {
         List<NewTask> occurrences = plan.occurrences().stream().map(at -> new NewTask(schedule.type(),
-                schedule.payload(), schedule.maxAttempts(), schedule.priority(), at, null, schedule.keyOf(at))).toList();
-        return submissions.submitOccurrences(connection, occurrences).stream().map(Task::runAt).toList();
+                schedule.payload(), schedule.maxAttempts(), schedule.priority(), at, null, schedule.keyOf(at))
+                .ownedBy(schedule.owner())).toList();
+        return submissions.submitOccurrences(connection, occurrences);
     }
 
     // ---- plumbing
@@ -194,7 +198,8 @@ public class Schedules {
                         row.getString("type"), (ObjectNode) parse(row.getString("payload")), row.getInt("priority"),
                         row.getInt("max_attempts"), row.getBoolean("paused"),
                         Misfire.of(row.getString("misfire")).orElseThrow(), instant(row, "next_fire_at"),
-                        row.getLong("version"), instant(row, "created_at"), instant(row, "updated_at")));
+                        row.getLong("version"), instant(row, "created_at"), instant(row, "updated_at"),
+                        row.getString("owner")));
             }
         }
         return schedules;

@@ -4,22 +4,36 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.UUID;
+import java.util.stream.IntStream;
 
 import javax.sql.DataSource;
 
 import jakarta.inject.Inject;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+
 import io.quarkus.test.junit.QuarkusTest;
+import io.taskfence.schedule.CronType;
+import io.taskfence.schedule.FirePlan;
+import io.taskfence.schedule.Misfire;
+import io.taskfence.schedule.Schedule;
+import io.taskfence.schedule.Schedules;
 import io.taskfence.task.Sql;
+import io.taskfence.task.TaskFixtures;
+import io.taskfence.task.submit.OccurrenceTasks;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 
@@ -29,7 +43,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.sessions.JqwikSession;
 
 /**
- * Property: no sequence of submissions, batches, cancels, retries and tasks giving up takes a key past its quota,
+ * Property: no sequence of submissions, batches, cancels, retries, tasks giving up and schedule runs takes a key past its quota,
  * and none is refused while there is room: each answer is the one a model of the key's unfinished tasks
  * predicts, and the table agrees with the model after every step. Sequences come from jqwik's generators drawn
  * here (as in {@link HostileInputPropertiesTest}); a failure names its seed: {@code -Dquota.seed=<seed>}.
@@ -44,7 +58,10 @@ class QuotaSequencesTest {
     private static final int LIMIT = ApiKeysForTests.QUOTA_LIMIT;
     private static final String TASK = "{\"type\":\"noop\",\"payload\":{}}";
 
-    enum Kind { SUBMIT, BATCH, CANCEL, RETRY, GIVE_UP }
+    enum Kind { SUBMIT, BATCH, CANCEL, RETRY, GIVE_UP, SCHEDULE }
+
+    /** When a schedule's occurrences are due: long after the run, so that none is dispatched meanwhile. */
+    private static final Instant FAR = Instant.parse("2035-01-01T00:00:00Z");
 
     /** One step: what, how many tasks (a batch) and which of the candidates (cancel, retry, give up). */
     record Step(Kind kind, int tasks, int pick) {
@@ -52,6 +69,10 @@ class QuotaSequencesTest {
 
     @Inject
     DataSource db;
+    @Inject
+    Schedules schedules;
+
+    private final String lock = "quota-sequences-" + UUID.randomUUID();
 
     @BeforeAll
     static void sayTheSeed() {
@@ -64,8 +85,13 @@ class QuotaSequencesTest {
         Sql.run(db, "update tasks set status = 'SUCCEEDED' where owner = ? and status <> 'SUCCEEDED'", OWNER);
     }
 
+    @AfterEach
+    void deleteTheSchedules() {
+        Sql.run(db, "delete from schedules where owner = ?", OWNER);
+    }
+
     @Test
-    void noSequenceOfSubmitCancelRetryPassesTheQuotaOrIsRefusedWithRoomLeft() {
+    void noSequenceOfSubmitCancelRetryOrScheduleRunPassesTheQuotaOrIsRefusedWithRoomLeft() {
         Arbitrary<Step> step = Combinators.combine(Arbitraries.of(Kind.class), Arbitraries.integers().between(1, LIMIT + 1),
                 Arbitraries.integers().between(0, 7)).as(Step::new);
         Arbitrary<List<Step>> sequences = step.list().ofMinSize(5).ofMaxSize(25);
@@ -116,6 +142,19 @@ class QuotaSequencesTest {
                         assertEquals(unfinished < LIMIT ? 200 : 429, status, at);
                         refusals += status == 429 ? 1 : 0;
                     }
+                }
+                // A schedule of the key's (as an admin key's schedules are its own) makes occurrences in one run.
+                case SCHEDULE -> {
+                    Schedule schedule = schedules.create(new Schedule("quota-" + UUID.randomUUID(), "* * * * *",
+                            CronType.UNIX, ZoneOffset.UTC, "noop", JsonNodeFactory.instance.objectNode(), 0, 1, false,
+                            Misfire.SKIP, FAR, 0, null, null, OWNER)).orElseThrow();
+                    List<Instant> times = IntStream.range(0, step.tasks()).mapToObj(k -> FAR.plusSeconds(60L * k)).toList();
+                    OccurrenceTasks made = schedules.materialise(TaskFixtures.fence(lock, 1), schedule,
+                            new FirePlan(times, Optional.of(FAR.plusSeconds(60L * step.tasks()))));
+                    long room = Math.max(0, LIMIT - unfinished);
+                    assertEquals(Math.min(step.tasks(), room), made.made().size(), at);
+                    assertEquals(Math.max(0, step.tasks() - room), made.overQuota().size(), at);
+                    refusals += step.tasks() > room ? 1 : 0;
                 }
                 // What a worker does when a task runs out of attempts: it stops counting.
                 case GIVE_UP -> pick(step, "'PENDING', 'FAILED'").ifPresent(id -> Sql.run(db,

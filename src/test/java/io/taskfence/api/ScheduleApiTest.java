@@ -60,7 +60,8 @@ class ScheduleApiTest {
                 .header("Location", endsWith("/api/v1/schedules/" + name))
                 .body("name", is(name)).body("cron", is("*/5 * * * *")).body("cronType", is("unix")).body("zone", is("UTC"))
                 .body("type", is("noop")).body("payload.a", is(1)).body("priority", is(0)).body("maxAttempts", is(5))
-                .body("paused", is(false)).body("misfire", is("skip")).body("nextFireTimes", hasSize(5));
+                .body("paused", is(false)).body("misfire", is("skip")).body("nextFireTimes", hasSize(5))
+                .body("owner", is(ApiKeysForTests.ADMIN_KEY_NAME)); // its tasks will be the key's own
         List<Instant> times = created.extract().jsonPath().getList("nextFireTimes", String.class).stream()
                 .map(Instant::parse).toList();
         assertTrue(times.getFirst().isAfter(before), "the first is after the creation: " + times);

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.schedule.CronType;
 import io.taskfence.schedule.FirePlan;
@@ -36,6 +37,8 @@ import io.taskfence.schedule.Schedules;
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.task.Sql;
+import io.taskfence.task.submit.OccurrenceTasks;
+import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 
 /**
@@ -56,6 +59,8 @@ class ScheduleOccurrencesTest {
     Schedules schedules;
     @Inject
     DataSource db;
+    @Inject
+    MeterRegistry registry;
 
     @BeforeEach
     void noOtherSchedules() {
@@ -176,7 +181,7 @@ class ScheduleOccurrencesTest {
         // An edit commits between the job's read and its write.
         Schedule edited = schedules.update(with(read, false, T.plusSeconds(60))).orElseThrow();
         FirePlan plan = FirePlan.of(read.times(), T, T.plusMillis(1), Duration.ofSeconds(60), Misfire.SKIP, 1000);
-        assertEquals(List.of(), schedules.materialise(fence(1, "a"), read, plan));
+        assertEquals(OccurrenceTasks.NONE, schedules.materialise(fence(1, "a"), read, plan));
         assertEquals(Map.of(), tasksOf(read.name()));
         assertEquals(edited.version(), stored(read.name()).version());
         assertEquals(T.plusSeconds(60), stored(read.name()).nextFireAt());
@@ -211,18 +216,47 @@ class ScheduleOccurrencesTest {
         assertEquals(2, materialiser.materialiseDue(fence(1, "a"), null, T.plusSeconds(660)), "then on as usual");
     }
 
+    @Test
+    void aSchedulesOccurrencesAreItsOwnersTasksHeldToItsQuota() {
+        String owner = ApiKeysForTests.QUOTA_KEY_NAME; // at most 3 unfinished
+        Sql.run(db, "delete from tasks where owner = '" + owner + "'");
+        try {
+            Schedule schedule = create("owned-" + suffix(), "*/10 * * * * ?", Misfire.SKIP, T, owner);
+            // Five on-time occurrences, 00:00 to 00:40: three fit the quota, the two after them are not made.
+            assertEquals(3, materialiser.materialiseDue(fence(1, "a"), null, T.plusSeconds(41)));
+            assertEquals(Map.of(schedule.keyOf(T), T, schedule.keyOf(T.plusSeconds(10)), T.plusSeconds(10),
+                    schedule.keyOf(T.plusSeconds(20)), T.plusSeconds(20)), tasksOf(schedule.name()));
+            assertEquals(3L, Sql.count(db, "select count(*) from tasks where owner = '" + owner
+                    + "' and idempotency_key like 'schedule:%'"), "the occurrences are the owner's tasks");
+            assertEquals(T.plusSeconds(50), stored(schedule.name()).nextFireAt(), "it moved on past the two left out");
+            assertEquals(2.0, registry.find("taskfence.schedules.over.quota").tag("schedule", schedule.name())
+                    .counter().count(), "the occurrences left out are counted");
+
+            // One finishes: the next occurrence is made.
+            Sql.run(db, "update tasks set status = 'CANCELLED' where idempotency_key = '" + schedule.keyOf(T) + "'");
+            assertEquals(1, materialiser.materialiseDue(fence(1, "a"), null, T.plusSeconds(51)));
+            assertEquals(T.plusSeconds(50), tasksOf(schedule.name()).get(schedule.keyOf(T.plusSeconds(50))));
+        } finally {
+            Sql.run(db, "delete from tasks where owner = '" + owner + "'");
+        }
+    }
+
     // ---- plumbing
 
     private Schedule create(String name, String cron, Misfire misfire, Instant nextFireAt) {
+        return create(name, cron, misfire, nextFireAt, null);
+    }
+
+    private Schedule create(String name, String cron, Misfire misfire, Instant nextFireAt, String owner) {
         return schedules.create(new Schedule(name, cron, CronType.detect(cron), ZoneOffset.UTC, "noop",
                 JsonNodeFactory.instance.objectNode().put("from", "schedule"), 7, 2, false, misfire, nextFireAt, 0, null,
-                null)).orElseThrow();
+                null, owner)).orElseThrow();
     }
 
     private static Schedule with(Schedule schedule, boolean paused, Instant nextFireAt) {
         return new Schedule(schedule.name(), schedule.cron(), schedule.cronType(), schedule.zone(), schedule.type(),
                 schedule.payload(), schedule.priority(), schedule.maxAttempts(), paused, schedule.misfire(), nextFireAt,
-                schedule.version(), schedule.createdAt(), schedule.updatedAt());
+                schedule.version(), schedule.createdAt(), schedule.updatedAt(), schedule.owner());
     }
 
     private Schedule stored(String name) {

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 
@@ -173,20 +174,34 @@ public class Submissions {
 
     /**
      * Inserts a schedule's occurrences in the caller's (fenced) transaction; an occurrence whose idempotency key
-     * is taken already becomes no second task. No quota: occurrences have no owner. The caller counts the
-     * tasks made ({@link TransitionMeters#moved}) once its transaction has committed.
-     *
-     * @return the tasks made
+     * is taken already becomes no second task. Held to their owner's quota as single submissions are: those
+     * beyond the room its quota leaves are not made (the schedule moves on past them, as past a missed
+     * occurrence). The caller counts the tasks made ({@link TransitionMeters#moved}) once its transaction has
+     * committed.
      */
-    public List<Task> submitOccurrences(Connection connection, List<NewTask> occurrences) throws SQLException {
+    public OccurrenceTasks submitOccurrences(Connection connection, List<NewTask> occurrences) throws SQLException {
         if (occurrences.isEmpty()) {
-            return List.of();
+            return OccurrenceTasks.NONE;
         }
-        UUID[] ids = occurrences.stream().map(any -> UUID.randomUUID()).toArray(UUID[]::new);
+        Submitted[] outcomes = new Submitted[occurrences.size()];
+        refuseOverQuota(connection, occurrences, false, outcomes);
+        List<NewTask> within = new ArrayList<>();
+        List<Instant> overQuota = new ArrayList<>();
+        Optional<OverQuota> quota = Optional.empty();
+        for (int i = 0; i < occurrences.size(); i++) {
+            if (outcomes[i] instanceof OverQuota refused) {
+                overQuota.add(occurrences.get(i).runAt());
+                quota = Optional.of(refused);
+            } else {
+                within.add(occurrences.get(i));
+            }
+        }
+        UUID[] ids = within.stream().map(any -> UUID.randomUUID()).toArray(UUID[]::new);
         // A schedule's occurrences share one payload: written once, not once per occurrence (up to 1,000).
         Map<JsonNode, String> written = new IdentityHashMap<>();
-        return insert(connection, ids, occurrences,
-                occurrences.stream().map(task -> written.computeIfAbsent(task.payload(), rows::write)).toList());
+        List<Task> made = within.isEmpty() ? List.of() : insert(connection, ids, within,
+                within.stream().map(task -> written.computeIfAbsent(task.payload(), rows::write)).toList());
+        return new OccurrenceTasks(made, List.copyOf(overQuota), quota);
     }
 
     /**
