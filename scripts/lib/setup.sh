@@ -110,6 +110,17 @@ ensure_wrk() { # the load generator of the REST benchmarks
   apt_install wrk
 }
 
+REDOCLY_VERSION=2.77.0
+REDOCLY="$HOME/.cache/taskfence/redocly-$REDOCLY_VERSION/node_modules/.bin/redocly"
+
+ensure_redocly() { # Redocly CLI lints the OpenAPI document; from the npm registry, into a cache of its own
+  [ -x "$REDOCLY" ] && return
+  command -v npm >/dev/null || { log "installing npm"; apt_install npm; }
+  log "installing @redocly/cli $REDOCLY_VERSION"
+  npm install --silent --no-audit --no-fund --prefix "$HOME/.cache/taskfence/redocly-$REDOCLY_VERSION" \
+    "@redocly/cli@$REDOCLY_VERSION" >/dev/null
+}
+
 ensure_chromium() { # the dashboard's browser tests drive Debian's headless chromium through its chromedriver
   command -v chromium >/dev/null && command -v chromedriver >/dev/null && return
   log "installing chromium and chromium-driver"

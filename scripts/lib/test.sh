@@ -4,13 +4,15 @@
 # shellcheck shell=bash
 
 run_tests() {
-  ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk; ensure_chromium
+  ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk; ensure_chromium; ensure_redocly
   start_native_checks
   # With the benchmarks at smoke size, so that they keep working (their figures mean little), and the 2-minute
   # chaos run (ChaosRunIT): all in one build and one failsafe run, on one packaged service.
   rm -f target/bench/results.tsv
   ./mvnw -B verify -Pbench -Dbench.tasks=500 -Dbench.warm-ups=1 -Dbench.seconds=2 -Dbench.settle=false -Dchaos.minutes=2
   cat target/chaos/last-summary.md
+  # The document clients are generated from, as the build wrote it: Redocly's recommended rules, no warning.
+  "$REDOCLY" lint --max-problems 50 target/openapi/openapi.yaml
   run_peers 500 1 2
   bench_table 500
   finish_native_checks

@@ -22,6 +22,7 @@ import jakarta.ws.rs.core.Response.Status;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -68,6 +69,7 @@ public class ScheduleResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "createSchedule", summary = "Create a schedule")
     public Response create(@NotNull(message = "a JSON object with at least name, cron, type and payload") @Valid
             ScheduleRequest body, UriInfo uri) {
         String cronType = Optional.ofNullable(body.cronType()).orElse(CronType.detect(body.cron()).id());
@@ -87,6 +89,7 @@ public class ScheduleResource {
 
     @GET
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "listSchedules", summary = "Every schedule, by name")
     public ScheduleView.Listing list() {
         return new ScheduleView.Listing(schedules.all().stream().map(ScheduleView::of).toList());
     }
@@ -94,6 +97,7 @@ public class ScheduleResource {
     @GET
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "getSchedule", summary = "One schedule with its next five fire times")
     public ScheduleView get(@PathParam("name") String name) {
         return ScheduleView.of(schedules.find(name).orElseThrow(() -> notFound(name)));
     }
@@ -106,6 +110,7 @@ public class ScheduleResource {
     @Path("/{name}")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "changeSchedule", summary = "Change the fields the body names")
     public ScheduleView change(@PathParam("name") String name,
             @NotNull(message = "a JSON object with the fields to change") @Valid SchedulePatch body) {
         for (int attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
@@ -146,6 +151,7 @@ public class ScheduleResource {
     @DELETE
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "deleteSchedule", summary = "Delete a schedule; the tasks it made stay")
     public Response delete(@PathParam("name") String name) {
         if (!schedules.delete(name)) {
             throw notFound(name);

@@ -9,6 +9,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.taskfence.api.auth.Roles;
@@ -45,6 +46,7 @@ public class StatsResource {
 
     @GET
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "getStats", summary = "Counts per status, queue depth, locks, replicas, limited and paused types")
     public Stats stats() {
         return new Stats(queries.countByStatus(), queue.depth(), locks.holders(), queue.consumers(),
                 types.controlled());

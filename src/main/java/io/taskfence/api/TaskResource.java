@@ -28,6 +28,7 @@ import jakarta.ws.rs.core.Response.Status;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.quarkus.security.identity.SecurityIdentity;
@@ -101,6 +102,7 @@ public class TaskResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "submitTask", summary = "Submit a task")
     public Response submit(@NotNull(message = SubmissionChecks.NOT_A_TASK) @Valid SubmitRequest body,
             @HeaderParam(IDEMPOTENCY_KEY) @Pattern(regexp = SubmissionChecks.IDEMPOTENCY_KEY,
                     message = SubmissionChecks.IDEMPOTENCY_KEY_RULE) String idempotencyKey,
@@ -128,6 +130,7 @@ public class TaskResource {
     @Path("/batch")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "submitTasks", summary = "Submit up to 1,000 tasks, each answered on its own")
     public BatchAnswer submitBatch(@NotNull(message = "a JSON object {\"tasks\": [...]} with 1 to "
             + BatchRequest.MAX_TASKS + " tasks") @Valid BatchRequest body, UriInfo uri) {
         List<BatchTask> tasks = body.tasks();
@@ -172,6 +175,7 @@ public class TaskResource {
     @GET
     @Path("/{id}")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "getTask", summary = "One task")
     public Task get(@PathParam("id") String id) {
         UUID taskId = taskId(id);
         return queries.find(taskId, caller().scope()).orElseThrow(() -> notFound(id));
@@ -184,6 +188,7 @@ public class TaskResource {
     @GET
     @Path("/{id}/events")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "getTaskEvents", summary = "A task's history, oldest first")
     public TaskEvents events(@PathParam("id") String id) {
         KeyOwner caller = caller();
         List<TaskEvent> events = history.events(taskId(id), caller.scope()).orElseThrow(() -> notFound(id));
@@ -199,6 +204,7 @@ public class TaskResource {
      */
     @GET
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "listTasks", summary = "A page of tasks, newest first")
     public TaskPage list(@QueryParam("status") String status,
             @QueryParam("type") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}",
                     message = "must match [a-z0-9][a-z0-9._-]{0,63}") String type,
@@ -214,6 +220,7 @@ public class TaskResource {
     @POST
     @Path("/{id}/cancel")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "cancelTask", summary = "Cancel a task that has not ended; a running handler is interrupted")
     public Task cancel(@PathParam("id") String id) {
         Task cancelled = controls.cancel(taskId(id), caller().scope())
                 .orElseThrow(() -> refused(id, "cancel", "PENDING, ENQUEUED, PROCESSING or FAILED"));
@@ -224,6 +231,7 @@ public class TaskResource {
     @POST
     @Path("/{id}/retry")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "retryTask", summary = "Run a DEAD or CANCELLED task again")
     public Task retry(@PathParam("id") String id) {
         Task retried = retries.retry(taskId(id), caller().scope())
                 .orElseThrow(() -> refused(id, "retry", "DEAD or CANCELLED"));

@@ -12,6 +12,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response.Status;
 
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.quarkus.security.identity.SecurityIdentity;
@@ -44,6 +45,7 @@ public class TypesResource {
     /** Every registered type: what a client may submit, and what holds its tasks back. */
     @GET
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "listTypes", summary = "Every task type with its limits and pause flag")
     public List<TypeState> list() {
         KeyOwner caller = KeyOwner.of(identity);
         return caller.admin() || caller.name() == null ? types.all()
@@ -54,6 +56,7 @@ public class TypesResource {
     @POST
     @Path("/{type}/pause")
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "pauseType", summary = "Stop enqueuing a type's tasks")
     public TypeState pause(@PathParam("type") String type) {
         types.pause(registered(type), KeyOwner.of(identity).name());
         return state(type);
@@ -63,6 +66,7 @@ public class TypesResource {
     @POST
     @Path("/{type}/resume")
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "resumeType", summary = "Enqueue a paused type's tasks again")
     public TypeState resume(@PathParam("type") String type) {
         if (types.resume(registered(type))) {
             due.fire(new TasksBecameDue());

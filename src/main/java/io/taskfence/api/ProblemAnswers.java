@@ -1,0 +1,89 @@
+package io.taskfence.api;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.eclipse.microprofile.openapi.OASFactory;
+import org.eclipse.microprofile.openapi.OASFilter;
+import org.eclipse.microprofile.openapi.models.OpenAPI;
+import org.eclipse.microprofile.openapi.models.Operation;
+
+import io.quarkus.smallrye.openapi.OpenApiFilter;
+import io.taskfence.api.problem.Problem;
+
+/**
+ * Describes every error answer of the OpenAPI document with the problem schema (DESIGN.md, "REST API"), so that
+ * generated clients know them: those any call may give, those of a call with a body, and each operation's own (by
+ * its {@code operationId}), as the REST API's table lists them. Run when the document is built.
+ */
+@OpenApiFilter(stages = OpenApiFilter.RunStage.BUILD)
+public final class ProblemAnswers implements OASFilter {
+
+    /** What any call may answer (authentication, roles, cross-site, the key's rate, the servers). */
+    private static final Map<String, String> ANY_CALL = Map.of(
+            "401", "no API key, or one that is not known",
+            "403", "the key's role may not do this, or the request came from another site's page",
+            "429", "the key's request rate is spent: Retry-After says in how many seconds to try again",
+            "503", "PostgreSQL or Redis could not be reached; nothing was changed");
+
+    /** What a call with a JSON body may answer besides. */
+    private static final Map<String, String> WITH_A_BODY = Map.of(
+            "400", "the body is not valid JSON of the expected shape, or fails a check; `field` or `violations` "
+                    + "name what",
+            "413", "the body, or the task's payload, is over its limit",
+            "415", "the body is not application/json in UTF-8");
+
+    /** Each operation's own error answers. */
+    private static final Map<String, Map<String, String>> OWN = Map.ofEntries(
+            Map.entry("submitTask", Map.of(
+                    "422", "the type has no handler, its handler refuses the payload, or the Idempotency-Key was used "
+                            + "for another request",
+                    "429", "the key's request rate is spent (Retry-After), or its quota of unfinished tasks is")),
+            Map.entry("submitTasks", Map.of(
+                    "429", "the key's request rate is spent (Retry-After), or the tasks to store would take it past "
+                            + "its quota; nothing was stored")),
+            Map.entry("getTask", Map.of("404", "no such task, or another key's")),
+            Map.entry("getTaskEvents", Map.of("404", "no such task, or another key's")),
+            Map.entry("listTasks", Map.of("400", "a query parameter is not valid; `violations` name it")),
+            Map.entry("cancelTask", Map.of(
+                    "404", "no such task, or another key's",
+                    "409", "the task has ended (SUCCEEDED, DEAD or CANCELLED)")),
+            Map.entry("retryTask", Map.of(
+                    "404", "no such task, or another key's",
+                    "409", "the task is not DEAD or CANCELLED",
+                    "429", "the key's request rate is spent (Retry-After), or its quota of unfinished tasks is")),
+            Map.entry("pauseType", Map.of("404", "no handler for the type; the detail lists the types")),
+            Map.entry("resumeType", Map.of("404", "no handler for the type; the detail lists the types")),
+            Map.entry("createSchedule", Map.of(
+                    "409", "a schedule of that name exists",
+                    "422", "the cron fires no more, or the type or payload is refused as a submission's")),
+            Map.entry("getSchedule", Map.of("404", "no schedule of that name")),
+            Map.entry("changeSchedule", Map.of(
+                    "404", "no schedule of that name",
+                    "409", "it changed five times while this change was made; try again",
+                    "422", "the cron fires no more, or the type or payload is refused as a submission's")),
+            Map.entry("deleteSchedule", Map.of("404", "no schedule of that name")));
+
+    @Override
+    public void filterOpenAPI(OpenAPI openAPI) {
+        if (openAPI.getComponents().getSchemas() == null || !openAPI.getComponents().getSchemas().containsKey("Problem")) {
+            throw new IllegalStateException("the OpenAPI scan found no Problem schema (the @Schema on Problem names it)");
+        }
+        openAPI.getPaths().getPathItems().values().forEach(path -> path.getOperations().values().forEach(operation -> {
+            Map<String, String> answers = new LinkedHashMap<>(ANY_CALL);
+            if (operation.getRequestBody() != null) {
+                answers.putAll(WITH_A_BODY);
+            }
+            if (operation.getOperationId() != null) {
+                answers.putAll(OWN.getOrDefault(operation.getOperationId(), Map.of()));
+            }
+            answers.forEach((status, description) -> describe(operation, status, description));
+        }));
+    }
+
+    private static void describe(Operation operation, String status, String description) {
+        operation.getResponses().addAPIResponse(status, OASFactory.createAPIResponse().description(description)
+                .content(OASFactory.createContent().addMediaType(Problem.MEDIA_TYPE, OASFactory.createMediaType()
+                        .schema(OASFactory.createSchema().ref("#/components/schemas/Problem")))));
+    }
+}
