@@ -66,8 +66,9 @@ public interface TaskfenceConfig {
 
         /**
          * At most this many tasks of one concurrency group (the type's tasks of one owner with one
-         * {@code concurrencyKey}) ENQUEUED, PROCESSING or waiting to run again (FAILED, or PENDING after a "later") at once; none: unlimited. At least 1; 1 runs a
-         * group's tasks one after another in submission order.
+         * {@code concurrencyKey}) ENQUEUED, PROCESSING or waiting to run again (FAILED, or PENDING after a "later"
+         * or a lost message) at once; none: unlimited. At least 1; 1 runs a group's tasks one after another in
+         * submission order.
          */
         OptionalInt maxPerKey();
     }

@@ -10,8 +10,12 @@ create sequence tasks_key_order;
 -- A due row says whether its task holds its place in its group: one that was ENQUEUED or PROCESSING and waits again
 -- (FAILED for its retry, PENDING after a handler's "later" or a lost message), so that a group limited to one runs
 -- its tasks one after another, in order, retries included. A task retried by an operator (from DEAD or CANCELLED)
--- had left its group, and waits like a new one (in its submission order).
-alter table tasks_due add column concurrency_key text;
+-- had left its group: it holds no place, and waits for the group's running tasks like the others, in the order it
+-- was first submitted.
+-- Compared and ordered byte by byte (collation "C") in the side tables, whatever the database's collation: dispatch
+-- walks each owner's groups in key order from where the last batch served (a key it remembers), and the service
+-- compares keys the same way.
+alter table tasks_due add column concurrency_key text collate "C";
 alter table tasks_due add column key_order bigint;
 alter table tasks_due add column holds_place boolean not null default false;
 update tasks_due d set holds_place = true from tasks t where t.id = d.task_id and t.status = 'FAILED';
@@ -21,7 +25,7 @@ update tasks_due d set holds_place = true from tasks t where t.id = d.task_id an
 create index tasks_due_groups on tasks_due (type, owner, concurrency_key, holds_place desc, key_order)
     where concurrency_key is not null;
 
-alter table tasks_in_flight add column concurrency_key text;
+alter table tasks_in_flight add column concurrency_key text collate "C";
 -- A group's tasks ENQUEUED or PROCESSING, counted by dispatch for each group it looks at. Partial: no entry for a task
 -- without a key.
 create index tasks_in_flight_groups on tasks_in_flight (type, owner, concurrency_key) where concurrency_key is not null;

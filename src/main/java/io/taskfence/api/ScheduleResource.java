@@ -184,6 +184,7 @@ public class ScheduleResource {
             throw Problems.about("cron", Status.BAD_REQUEST, e.getMessage());
         }
         checks.typeAndPayload(draft.type(), draft.payload(), draft.owner()); // its tasks are its owner's
+        checks.priorityAllowed(draft.priority(), draft.owner());
         return new Schedule(draft.name(), draft.cron(), type, zone, draft.type(), (ObjectNode) draft.payload(),
                 draft.priority(), draft.maxAttempts(), draft.paused(), Misfire.of(draft.misfire()).orElseThrow(),
                 cron.after(now).orElse(null), version, null, null, draft.owner());

@@ -93,13 +93,7 @@ public final class SubmissionChecks {
     NewTask newTask(SubmitRequest body, String idempotencyKey, String owner) {
         typeAndPayload(body.type(), body.payload(), owner);
         int priority = Optional.ofNullable(body.priority()).orElse(0);
-        OptionalInt maxPriority = owner == null ? OptionalInt.empty()
-                : Optional.ofNullable(config.auth().keys().get(owner)).map(TaskfenceConfig.Auth.Key::maxPriority)
-                        .orElse(OptionalInt.empty());
-        if (maxPriority.isPresent() && priority > maxPriority.getAsInt()) {
-            throw Problems.about("priority", Status.BAD_REQUEST, "priority must be at most " + maxPriority.getAsInt()
-                    + " for API key '" + owner + "' (its max-priority), not " + priority);
-        }
+        priorityAllowed(priority, owner);
         inRange("runAt", body.runAt());
         inRange("deadline", body.deadline());
         if (body.deadline() != null && body.runAt() != null && !body.deadline().isAfter(body.runAt())) {
@@ -108,6 +102,17 @@ public final class SubmissionChecks {
         return new NewTask(body.type(), (ObjectNode) body.payload(),
                 Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
                 priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner).inGroup(body.concurrencyKey());
+    }
+
+    /** A priority within {@code owner}'s {@code max-priority}, for a submission and a schedule alike. */
+    void priorityAllowed(int priority, String owner) {
+        OptionalInt maxPriority = owner == null ? OptionalInt.empty()
+                : Optional.ofNullable(config.auth().keys().get(owner)).map(TaskfenceConfig.Auth.Key::maxPriority)
+                        .orElse(OptionalInt.empty());
+        if (maxPriority.isPresent() && priority > maxPriority.getAsInt()) {
+            throw Problems.about("priority", Status.BAD_REQUEST, "priority must be at most " + maxPriority.getAsInt()
+                    + " for API key '" + owner + "' (its max-priority), not " + priority);
+        }
     }
 
     /**

@@ -6,7 +6,8 @@ import java.util.OptionalInt;
 /**
  * One task type's limits (DESIGN.md, "Configuration", "Type limits"); each empty when the type has none.
  *
- * @param maxPerKey at most this many of one concurrency group's tasks ENQUEUED, PROCESSING or waiting to run again at once (FAILED, or PENDING after a "later")
+ * @param maxPerKey at most this many of one concurrency group's tasks ENQUEUED, PROCESSING or waiting to run again
+ *        at once (FAILED, or PENDING after a "later" or a lost message)
  */
 public record TypeLimit(String type, OptionalInt maxConcurrency, Optional<Rate> rate, OptionalInt maxPerKey) {
 

@@ -15,9 +15,9 @@ import io.taskfence.TaskfenceConfig;
 import io.taskfence.handlers.TaskHandlers;
 
 /**
- * {@code taskfence.types.<type>.max-concurrency}, {@code .rate} and {@code .max-per-key}, read and checked at start-up: a type
- * without a handler, a concurrency below 1 or a rate that does not parse stops the replica there, named, rather
- * than leaving a limit silently unenforced. Dispatch holds the types to them ({@link io.taskfence.task.transition.DispatchBatch#enqueueDue}).
+ * {@code taskfence.types.<type>.max-concurrency}, {@code .rate} and {@code .max-per-key}, read and checked at
+ * start-up: a type without a handler, a concurrency or max-per-key below 1 or a rate that does not parse stops the
+ * replica there, named, rather than leaving a limit silently unenforced. Dispatch holds the types to them ({@link io.taskfence.task.transition.DispatchBatch#enqueueDue}).
  */
 @ApplicationScoped
 @Startup

@@ -9,8 +9,8 @@ package io.taskfence.types;
  * @param maxPerKey its {@code max-per-key}, null when it has none
  * @param rateUsed its tasks started (claimed) in the rate's window ending now plus those ENQUEUED, which may start
  *        at any moment: what {@code rate} bounds; null when it has no rate
- * @param keysAtLimit its concurrency groups with {@code max-per-key} tasks ENQUEUED, PROCESSING or waiting to run again now, whose
- *        next tasks wait; null when it has no {@code max-per-key}
+ * @param keysAtLimit its concurrency groups with {@code max-per-key} tasks ENQUEUED, PROCESSING or waiting to run
+ *        again now, whose next tasks wait; null when it has no {@code max-per-key}
  */
 public record TypeState(String type, boolean paused, Integer maxConcurrency, String rate, Integer maxPerKey,
         Long inFlight, Long rateUsed, Long keysAtLimit) {

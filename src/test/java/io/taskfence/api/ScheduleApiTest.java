@@ -53,6 +53,18 @@ class ScheduleApiTest {
     }
 
     @Test
+    void aSchedulesPriorityIsHeldToItsKeysMaxPriorityAsASubmissionIs() {
+        String body = "{\"name\":\"" + name + "\",\"cron\":\"*/5 * * * *\",\"type\":\"noop\",\"payload\":{},"
+                + "\"priority\":" + (ApiKeysForTests.CAPPED_MAX_PRIORITY + 1) + "}";
+        given().auth().oauth2(ApiKeysForTests.CAPPED_ADMIN_KEY).contentType("application/json").body(body)
+                .post("/api/v1/schedules").then().statusCode(400).body("field", is("priority"))
+                .body("detail", is("priority must be at most " + ApiKeysForTests.CAPPED_MAX_PRIORITY + " for API key '"
+                        + ApiKeysForTests.CAPPED_ADMIN_KEY_NAME + "' (its max-priority), not "
+                        + (ApiKeysForTests.CAPPED_MAX_PRIORITY + 1)));
+        admin().body(body).post("/api/v1/schedules").then().statusCode(201).body("owner", is(ApiKeysForTests.ADMIN_KEY_NAME));
+    }
+
+    @Test
     void aCreatedScheduleShowsItsDefaultsAndNextFiveFireTimes() {
         Instant before = Instant.now();
         ValidatableResponse created = admin().body("{\"name\":\"" + name + "\",\"cron\":\"*/5 * * * *\",\"type\":\"noop\","

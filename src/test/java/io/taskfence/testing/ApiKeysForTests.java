@@ -35,6 +35,10 @@ public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManage
     public static final String RATED_BATCH_KEY = "tf-rbt-7e2a4c9f1b03d68e2c5a7f1d9b3e0c46";
     public static final String RATED_BATCH_KEY_NAME = "ratedbatch";
     public static final String RATE = "5/m";
+    /** An admin key whose tasks, its schedules' included, may ask for a priority of {@link #CAPPED_MAX_PRIORITY} at most. */
+    public static final String CAPPED_ADMIN_KEY = "tf-cap-5b8e1d3f7a09c4e62d8b1f5a3c7e9d04";
+    public static final String CAPPED_ADMIN_KEY_NAME = "cappedadmin";
+    public static final int CAPPED_MAX_PRIORITY = 5;
 
     @Override
     public Map<String, String> start() {
@@ -54,6 +58,9 @@ public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManage
         settings.put("taskfence.auth.keys." + RATED_KEY_NAME + ".rate", RATE);
         settings.put("taskfence.auth.keys." + RATED_BATCH_KEY_NAME + ".secret", RATED_BATCH_KEY);
         settings.put("taskfence.auth.keys." + RATED_BATCH_KEY_NAME + ".rate", RATE);
+        settings.put("taskfence.auth.keys." + CAPPED_ADMIN_KEY_NAME + ".secret", CAPPED_ADMIN_KEY);
+        settings.put("taskfence.auth.keys." + CAPPED_ADMIN_KEY_NAME + ".role", "admin");
+        settings.put("taskfence.auth.keys." + CAPPED_ADMIN_KEY_NAME + ".max-priority", String.valueOf(CAPPED_MAX_PRIORITY));
         return settings;
     }
 

@@ -38,8 +38,8 @@ import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 
 /**
- * Concurrency groups (DESIGN.md, "Dispatch", "Concurrency groups"): {@code http} has {@code max-per-key} 1 and
- * {@code noop} 2 ({@link TypeLimitsTest.Limited}). The test calls {@link TaskTransitions#enqueueDue} itself (dispatch
+ * Concurrency groups (DESIGN.md, "Dispatch", "Concurrency groups"): {@code http} and {@code sleep} (also at most 2 in
+ * flight) have {@code max-per-key} 1, {@code noop} 2 ({@link TypeLimitsTest.Limited}). The test calls {@link TaskTransitions#enqueueDue} itself (dispatch
  * is off) and claims, finishes and fails the tasks itself, so every step is one it chose.
  */
 @QuarkusTest
@@ -141,6 +141,33 @@ class ConcurrencyGroupsTest {
         assertEquals(List.of(), enqueueDue(100));
         assertTrue(transitions.complete(running.getFirst(), null));
         assertEquals(List.of(group.get(2)), enqueueDue(100));
+    }
+
+    @Test
+    void aTaskAnOperatorRetriesWaitsForTheGroupsRunningTaskThenGoesInItsOrder() {
+        List<UUID> a = submit("http", "owner-1", "a", 0, 0, 0);
+        assertEquals(List.of(a.get(0)), enqueueDue(100));
+        transitions.fail(claim(a.get(0)), "gone", true, Duration.ZERO, Duration.ZERO); // DEAD: it left the group
+        assertEquals(List.of(a.get(1)), enqueueDue(100));
+        Claim running = claim(a.get(1));
+        assertTrue(transitions.retry(a.get(0)).isPresent());
+        assertEquals(List.of(), enqueueDue(100), "the retried task went beside the group's running one");
+        assertTrue(transitions.complete(running, null));
+        assertEquals(List.of(a.get(0)), enqueueDue(100), "submitted before a[2], it goes before it");
+    }
+
+    @Test
+    void whenRoomComesBackOneAtATimeEveryGroupGetsItsTurn() {
+        // sleep: at most 2 in flight (max-concurrency) and 1 a group. A batch walks the groups on from the last one
+        // served, so a group that finished is not served again before the others waiting behind it.
+        List<UUID> a = submit("sleep", "owner-1", "a", 0, 0);
+        List<UUID> b = submit("sleep", "owner-1", "b", 0, 0);
+        List<UUID> c = submit("sleep", "owner-1", "c", 0, 0);
+        assertEquals(sorted(List.of(a.get(0), b.get(0))), sorted(enqueueDue(100)));
+        assertTrue(transitions.complete(claim(a.get(0)), null));
+        assertEquals(List.of(c.get(0)), enqueueDue(100), "c's turn, not a's again");
+        assertTrue(transitions.complete(claim(b.get(0)), null));
+        assertEquals(List.of(a.get(1)), enqueueDue(100), "then round to a");
     }
 
     @Test

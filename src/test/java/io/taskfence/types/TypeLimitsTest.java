@@ -54,7 +54,8 @@ class TypeLimitsTest {
                     "taskfence.types.flaky.rate", "3/m",
                     // For ConcurrencyGroupsTest: tasks without a concurrency key are not held by it.
                     "taskfence.types.http.max-per-key", "1",
-                    "taskfence.types.noop.max-per-key", "2");
+                    "taskfence.types.noop.max-per-key", "2",
+                    "taskfence.types.sleep.max-per-key", "1");
         }
     }
 

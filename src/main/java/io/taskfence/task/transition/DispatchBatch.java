@@ -8,10 +8,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -38,6 +41,12 @@ public class DispatchBatch {
     private final Map<String, Integer> weights;
     /** Batches this replica's dispatch ran: the shift of the owners' rotation ({@link DueSelection#of}). */
     private final AtomicLong batches = new AtomicLong();
+    /**
+     * For each type with {@code max-per-key}, each owner's last concurrency key a batch served: where the next
+     * batch's walk of its groups starts ({@link DueSelection#of}). Only the lock's holder dispatches, one batch at
+     * a time; a replica that takes the lock over starts from the first key.
+     */
+    private final Map<String, Map<String, String>> groupCursors = new ConcurrentHashMap<>();
 
     DispatchBatch(TaskDatabase database, TransitionMeters meters, TypeLimits limits, TaskfenceConfig config) {
         this.database = database;
@@ -62,7 +71,7 @@ public class DispatchBatch {
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was moved
      */
     public Batch enqueueDue(FenceToken fence, int limit) {
-        record Enqueued(UUID id, String type) {
+        record Enqueued(UUID id, String type, String owner, String concurrencyKey) {
         }
         record Moved(int taken, List<Enqueued> enqueued) {
         }
@@ -78,7 +87,8 @@ public class DispatchBatch {
                 plan.execute("set local enable_bitmapscan = off");
                 plan.execute("set local jit = off");
             }
-            DueSelection due = DueSelection.of(connection, room, limits, weights, batches.getAndIncrement(), limit);
+            DueSelection due = DueSelection.of(connection, room, limits, weights, batches.getAndIncrement(), limit,
+                    groupCursors);
             // Each task's row is locked (by the update) before its tasks_due row (by the delete that reads the
             // update's output), the order in which the triggers of every other transition take them: a cancel
             // racing this batch waits for it, or it for the cancel, never both. The batch is updated through the
@@ -89,7 +99,8 @@ public class DispatchBatch {
                     + "taken as (delete from tasks_due where task_id in (select id from moved)), "
                     + "in_flight as (insert into tasks_in_flight (task_id, type, owner, concurrency_key) "
                     + "select id, type, coalesce(owner, ''), concurrency_key from moved on conflict (task_id) do nothing) "
-                    + "select due.task_id, moved.type from due left join moved on moved.id = due.task_id "
+                    + "select due.task_id, moved.type, coalesce(moved.owner, ''), moved.concurrency_key "
+                    + "from due left join moved on moved.id = due.task_id "
                     + "order by due.turn, due.rotation, due.priority desc, due.run_at";
             try (PreparedStatement enqueue = connection.prepareStatement(sql)) {
                 enqueue.setLong(due.bind(enqueue, 1), fence.token());
@@ -101,7 +112,7 @@ public class DispatchBatch {
                         taken++;
                         UUID id = row.getObject(1, UUID.class);
                         if (row.getString(2) != null) {
-                            batch.add(new Enqueued(id, row.getString(2)));
+                            batch.add(new Enqueued(id, row.getString(2), row.getString(3), row.getString(4)));
                         } else {
                             notMoved.add(id);
                         }
@@ -119,10 +130,28 @@ public class DispatchBatch {
                 return new Moved(taken, batch);
             }
         });
-        // Committed: database.fenced() returns only after the commit.
+        // Committed: database.fenced() returns only after the commit. The next batch walks each owner's groups on
+        // from the last key this one served.
+        moved.enqueued().stream().filter(row -> row.concurrencyKey() != null && limits.of(row.type()).maxPerKey().isPresent())
+                .collect(Collectors.groupingBy(Enqueued::type, Collectors.groupingBy(Enqueued::owner,
+                        Collectors.mapping(Enqueued::concurrencyKey, Collectors.toList()))))
+                .forEach((type, owners) -> owners.forEach((owner, keys) -> {
+                    Map<String, String> cursors = groupCursors.computeIfAbsent(type, any -> new ConcurrentHashMap<>());
+                    cursors.put(owner, lastReached(cursors.getOrDefault(owner, ""), keys));
+                }));
         meters.moved(moved.enqueued().stream().map(row -> new TransitionMeters.Moved(TaskStatus.ENQUEUED, row.type()))
                 .toList());
         return new Batch(moved.enqueued().stream().map(Enqueued::id).toList(), moved.taken());
+    }
+
+    /**
+     * Of the keys a batch served, the one its walk reached last: the walk goes from after {@code cursor} to the
+     * greatest key, then from the least up to {@code cursor}.
+     */
+    static String lastReached(String cursor, List<String> served) {
+        Comparator<String> order = Comparator.naturalOrder();
+        return served.stream().filter(key -> key.compareTo(cursor) > 0).max(order)
+                .orElseGet(() -> served.stream().max(order).orElse(cursor));
     }
 
     /**

@@ -50,9 +50,11 @@ final class DueSelection {
      * @param weights the owners whose weight is not 1, with their weights
      * @param shift how far to turn the owners' rotation: one more each batch, so that when a batch has fewer
      *        places than owners (a type at its limit has room for one or two) each comes first one batch in so many
+     * @param groupCursors for each type with {@code max-per-key}, each owner's concurrency key after which its walk
+     *        of groups starts ({@link #groupRows})
      */
     static DueSelection of(Connection connection, DispatchRoom room, TypeLimits limits, Map<String, Integer> weights,
-            long shift, int limit) throws SQLException {
+            long shift, int limit, Map<String, Map<String, String>> groupCursors) throws SQLException {
         DueSelection selection = new DueSelection(connection);
         selection.add(OWNERS + ", weights as (select * from unnest(?::text[], ?::int[]) as w(owner, weight)), ",
                 selection.array("text", weights.keySet()), selection.array("int4", weights.values()));
@@ -67,7 +69,8 @@ final class DueSelection {
             OptionalInt perKey = limits.of(type).maxPerKey();
             if (perKey.isPresent()) {
                 selection.add(", ");
-                selection.groupRows(i, type, perKey.getAsInt(), typeRoom);
+                selection.groupRows(i, type, perKey.getAsInt(), typeRoom,
+                        groupCursors.getOrDefault(type, Map.of()));
             }
             selection.add(", limited" + i + " as (");
             int n = i;
@@ -160,20 +163,30 @@ final class DueSelection {
     /**
      * {@code grouped<i>}: the due rows of a type with {@code max-per-key} that may go now (DESIGN.md, "Dispatch",
      * "Concurrency groups"), at most {@code limit} an owner. Each owner's groups (concurrency keys) are walked in key
-     * order by a skip scan of {@code tasks_due_groups}, lazily: the walk stops once the owner has {@code limit} rows.
-     * A group's room is {@code max-per-key} less its tasks ENQUEUED or PROCESSING (an index probe of {@code
-     * tasks_in_flight_groups}) and those that were and wait again ({@code holds_place}: FAILED for a retry, PENDING
-     * after a "later"); its due tasks that hold their places go first, then the others in submission order
-     * ({@code key_order}). A full group costs two index probes. One statement reads it all, so one snapshot: a task
-     * that moves from PROCESSING to FAILED meanwhile is counted once, never in neither.
+     * order by a skip scan of {@code tasks_due_groups}, starting after the owner's cursor (the last key a batch
+     * served) and wrapping around, lazily: the walk stops once the owner has {@code limit} rows, and the next batch
+     * goes on from where this one served, so that no group waits behind others that keep getting room. A group's
+     * room is {@code max-per-key} less its tasks ENQUEUED or PROCESSING (an index probe of {@code
+     * tasks_in_flight_groups}) and those that were and wait again ({@code holds_place}); its due tasks that hold
+     * their places go first, then the others in submission order ({@code key_order}). A full group costs two index
+     * probes. One statement reads it all, so one snapshot: a task that moves from PROCESSING to FAILED meanwhile is
+     * counted once, never in neither.
      */
-    private void groupRows(int i, String type, int maxPerKey, int limit) {
-        add("grouped" + i + " as (select owned.* from owners cross join lateral (with recursive groups as ("
-                + "(select owner, concurrency_key from tasks_due where type = ? and owner = owners.owner "
-                + "and concurrency_key is not null order by concurrency_key limit 1) union all "
-                + "select next.owner, next.concurrency_key from groups cross join lateral (select d.owner, "
-                + "d.concurrency_key from tasks_due d where d.type = ? and d.owner = groups.owner "
-                + "and d.concurrency_key > groups.concurrency_key order by d.concurrency_key limit 1) as next) "
+    private void groupRows(int i, String type, int maxPerKey, int limit, Map<String, String> cursors)
+            throws SQLException {
+        String nextGroup = "select next.owner, next.concurrency_key from %1$s cross join lateral (select d.owner, "
+                + "d.concurrency_key from tasks_due d where d.type = ? and d.owner = %1$s.owner "
+                + "and d.concurrency_key > %1$s.concurrency_key%2$s order by d.concurrency_key limit 1) as next";
+        add("grouped" + i + " as (select owned.* from owners cross join lateral (select coalesce((select c.key "
+                + "from unnest(?::text[], ?::text[]) as c(owner, key) where c.owner = owners.owner), '') collate \"C\" as key) "
+                + "as cursor cross join lateral (with recursive after_cursor as ((select owner, concurrency_key "
+                + "from tasks_due where type = ? and owner = owners.owner and concurrency_key > cursor.key "
+                + "order by concurrency_key limit 1) union all " + nextGroup.formatted("after_cursor", "") + "), "
+                + "up_to_cursor as ((select owner, concurrency_key from tasks_due where type = ? "
+                + "and owner = owners.owner and concurrency_key is not null and concurrency_key <= cursor.key "
+                + "order by concurrency_key limit 1) union all "
+                + nextGroup.formatted("up_to_cursor", " and d.concurrency_key <= cursor.key") + "), "
+                + "groups as (select * from after_cursor union all select * from up_to_cursor) "
                 + "select places.task_id, places.owner, places.priority, places.run_at from groups g "
                 + "cross join lateral (select ? - (select count(*) from tasks_in_flight f join tasks t on t.id = f.task_id "
                 + "where f.type = ? and f.owner = g.owner and f.concurrency_key = g.concurrency_key "
@@ -187,6 +200,7 @@ final class DueSelection {
                 + "and room.free > 0 order by d.holds_place desc, d.key_order limit ?) as group_rows) as places "
                 + "where places.place <= case when places.holds_place then room.free else room.free - room.holding end "
                 + "limit ?) as owned)",
-                type, type, maxPerKey, type, type, type, maxPerKey, limit);
+                array("text", cursors.keySet()), array("text", cursors.values()), type, type, type, type, maxPerKey,
+                type, type, type, maxPerKey, limit);
     }
 }
