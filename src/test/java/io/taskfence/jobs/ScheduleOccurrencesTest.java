@@ -232,6 +232,13 @@ class ScheduleOccurrencesTest {
             assertEquals(2.0, registry.find("taskfence.schedules.over.quota").tag("schedule", schedule.name())
                     .counter().count(), "the occurrences left out are counted");
 
+            // An edit moves it back to 00:00: the three made already take no room, so 00:50 is not made either.
+            schedules.update(with(stored(schedule.name()), false, T)).orElseThrow();
+            assertEquals(0, materialiser.materialiseDue(fence(1, "a"), null, T.plusSeconds(41)));
+            assertEquals(4.0, registry.find("taskfence.schedules.over.quota").tag("schedule", schedule.name())
+                    .counter().count(), "00:30 and 00:40 again, not the three made already");
+            schedules.update(with(stored(schedule.name()), false, T.plusSeconds(50))).orElseThrow();
+
             // One finishes: the next occurrence is made.
             Sql.run(db, "update tasks set status = 'CANCELLED' where idempotency_key = '" + schedule.keyOf(T) + "'");
             assertEquals(1, materialiser.materialiseDue(fence(1, "a"), null, T.plusSeconds(51)));

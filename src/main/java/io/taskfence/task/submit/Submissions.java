@@ -7,10 +7,12 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 
@@ -179,7 +181,10 @@ public class Submissions {
      * occurrence). The caller counts the tasks made ({@link TransitionMeters#moved}) once its transaction has
      * committed.
      */
-    public OccurrenceTasks submitOccurrences(Connection connection, List<NewTask> occurrences) throws SQLException {
+    public OccurrenceTasks submitOccurrences(Connection connection, List<NewTask> all) throws SQLException {
+        // Occurrences made already (an edit moved the schedule back) make nothing: they take no room of the quota.
+        List<NewTask> occurrences = all.isEmpty() || quotas.limitFor(all.getFirst().owner()).isEmpty() ? all
+                : notMadeYet(connection, all);
         if (occurrences.isEmpty()) {
             return OccurrenceTasks.NONE;
         }
@@ -202,6 +207,23 @@ public class Submissions {
         List<Task> made = within.isEmpty() ? List.of() : insert(connection, ids, within,
                 within.stream().map(task -> written.computeIfAbsent(task.payload(), rows::write)).toList());
         return new OccurrenceTasks(made, List.copyOf(overQuota), quota);
+    }
+
+    /** The occurrences whose idempotency key no task of their owner (one schedule's: the same) holds yet. */
+    private static List<NewTask> notMadeYet(Connection connection, List<NewTask> occurrences) throws SQLException {
+        Set<String> made = new HashSet<>();
+        try (PreparedStatement select = connection.prepareStatement("select idempotency_key from tasks "
+                + "where coalesce(owner, '') = coalesce(?, '') and idempotency_key = any(?)")) {
+            select.setString(1, occurrences.getFirst().owner());
+            select.setArray(2, connection.createArrayOf("text",
+                    occurrences.stream().map(NewTask::idempotencyKey).toArray()));
+            try (ResultSet row = select.executeQuery()) {
+                while (row.next()) {
+                    made.add(row.getString(1));
+                }
+            }
+        }
+        return occurrences.stream().filter(occurrence -> !made.contains(occurrence.idempotencyKey())).toList();
     }
 
     /**
