@@ -19,8 +19,16 @@ public record KeyOwner(String name, boolean admin) {
         return new KeyOwner(identity.getAttribute(KEY_NAME), identity.hasRole(Roles.ADMIN));
     }
 
+    /**
+     * Whether this caller may see how the cluster runs every tenant's work (which replica ran an attempt, the counts
+     * of every tenant's tasks): an admin key, or anyone with authentication off; not a submit key.
+     */
+    public boolean seesTheCluster() {
+        return admin || name == null;
+    }
+
     /** The tasks this caller may see and act on. */
     public TaskScope scope() {
-        return admin || name == null ? TaskScope.ALL : TaskScope.ownedBy(name);
+        return seesTheCluster() ? TaskScope.ALL : TaskScope.ownedBy(name);
     }
 }
