@@ -12,10 +12,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
-import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -148,7 +148,7 @@ public class DispatchBatch {
      * Of the keys a batch served, the one its walk reached last: the walk goes from after {@code cursor} to the
      * greatest key, then from the least up to {@code cursor}.
      */
-    static String lastReached(String cursor, List<String> served) {
+    private static String lastReached(String cursor, List<String> served) {
         Comparator<String> order = Comparator.naturalOrder();
         return served.stream().filter(key -> key.compareTo(cursor) > 0).max(order)
                 .orElseGet(() -> served.stream().max(order).orElse(cursor));
