@@ -48,8 +48,7 @@ public class TypesResource {
     @Operation(operationId = "listTypes", summary = "Every task type with its limits and pause flag")
     public List<TypeState> list() {
         KeyOwner caller = KeyOwner.of(identity);
-        return caller.seesTheCluster() ? types.all()
-                : types.all().stream().map(TypeState::withoutClusterCounts).toList();
+        return caller.seesTheCluster() ? types.all() : types.limitsOnly();
     }
 
     /** Dispatch enqueues none of the type's tasks from now on; enqueued and running ones go on. */

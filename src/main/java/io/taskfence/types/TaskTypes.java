@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +59,16 @@ public class TaskTypes {
         return states(handlers.types());
     }
 
+    /**
+     * Every registered type, by name, with its limits and pause flag but none of the counts of every tenant's tasks
+     * ({@link TypeState#withoutClusterCounts}): what a submit key sees, without reading the counts at all.
+     */
+    public List<TypeState> limitsOnly() {
+        Set<String> paused = paused();
+        return handlers.types().stream().sorted().map(type -> state(type, paused.contains(type), Map.of(), Map.of(),
+                Map.of()).withoutClusterCounts()).toList();
+    }
+
     /** The types that have a limit or are paused, by name: the ones worth a line in the stats. */
     public List<TypeState> controlled() {
         Set<String> types = new HashSet<>(limits.limited().keySet());
@@ -105,21 +114,23 @@ public class TaskTypes {
             Map<String, Long> inFlight = DispatchRoom.inFlight(connection, types);
             Map<String, Long> started = DispatchRoom.started(connection, limits.limited(), now);
             Map<String, Long> groupsAtLimit = DispatchRoom.groupsAtLimit(connection, limits.limited());
-            List<TypeState> states = new ArrayList<>();
-            for (String type : types.stream().sorted().toList()) {
-                TypeLimit limit = limits.of(type);
-                states.add(new TypeState(type, paused.contains(type),
-                        limit.maxConcurrency().isPresent() ? limit.maxConcurrency().getAsInt() : null,
-                        limit.rate().map(Rate::toString).orElse(null),
-                        limit.maxPerKey().isPresent() ? limit.maxPerKey().getAsInt() : null,
-                        inFlight.getOrDefault(type, 0L),
-                        limit.rate().isPresent() ? started.getOrDefault(type, 0L) : null,
-                        limit.maxPerKey().isPresent() ? groupsAtLimit.getOrDefault(type, 0L) : null));
-            }
-            return states;
+            return types.stream().sorted().map(type -> state(type, paused.contains(type), inFlight, started,
+                    groupsAtLimit)).toList();
         } catch (SQLException e) {
             throw new TaskStoreException(e);
         }
+    }
+
+    private TypeState state(String type, boolean paused, Map<String, Long> inFlight, Map<String, Long> started,
+            Map<String, Long> groupsAtLimit) {
+        TypeLimit limit = limits.of(type);
+        return new TypeState(type, paused,
+                limit.maxConcurrency().isPresent() ? limit.maxConcurrency().getAsInt() : null,
+                limit.rate().map(Rate::toString).orElse(null),
+                limit.maxPerKey().isPresent() ? limit.maxPerKey().getAsInt() : null,
+                inFlight.getOrDefault(type, 0L),
+                limit.rate().isPresent() ? started.getOrDefault(type, 0L) : null,
+                limit.maxPerKey().isPresent() ? groupsAtLimit.getOrDefault(type, 0L) : null);
     }
 
     private boolean update(String sql, String... parameters) {
