@@ -79,18 +79,12 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
      * enqueued now may be claimed at any moment, and a worker claims without looking at other tasks.
      */
     static Map<String, Long> inFlight(Connection connection, Set<String> types) throws SQLException {
-        Map<String, Long> counts = new HashMap<>();
         try (PreparedStatement count = connection.prepareStatement("select tasks.type, count(*) from tasks_in_flight "
                 + "join tasks on id = task_id where tasks_in_flight.type = any(?) and status in ('ENQUEUED', 'PROCESSING') "
                 + "group by tasks.type")) {
             count.setArray(1, connection.createArrayOf("text", types.toArray()));
-            try (ResultSet row = count.executeQuery()) {
-                while (row.next()) {
-                    counts.put(row.getString(1), row.getLong(2));
-                }
-            }
+            return countsByType(count);
         }
-        return counts;
     }
 
     /**
@@ -102,10 +96,9 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
      */
     static Map<String, Long> started(Connection connection, Map<String, TypeLimit> limited, OffsetDateTime at)
             throws SQLException {
-        Map<String, Long> counts = new HashMap<>();
         var rated = limited.values().stream().filter(limit -> limit.rate().isPresent()).toList();
         if (rated.isEmpty()) {
-            return counts;
+            return new HashMap<>();
         }
         try (PreparedStatement sum = connection.prepareStatement("select w.type, "
                 + "(select count(*) from tasks_in_flight f join tasks t on t.id = f.task_id where f.type = w.type "
@@ -117,13 +110,8 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
             sum.setArray(2, connection.createArrayOf("text", rated.stream().map(TypeLimit::type).toArray()));
             sum.setArray(3, connection.createArrayOf("int8",
                     rated.stream().map(limit -> limit.rate().get().window().toMillis()).toArray()));
-            try (ResultSet row = sum.executeQuery()) {
-                while (row.next()) {
-                    counts.put(row.getString(1), row.getLong(2));
-                }
-            }
+            return countsByType(sum);
         }
-        return counts;
     }
 
     /**
@@ -132,10 +120,9 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
      * statement, so one snapshot.
      */
     static Map<String, Long> groupsAtLimit(Connection connection, Map<String, TypeLimit> limited) throws SQLException {
-        Map<String, Long> counts = new HashMap<>();
         var perKey = limited.values().stream().filter(limit -> limit.maxPerKey().isPresent()).toList();
         if (perKey.isEmpty()) {
-            return counts;
+            return new HashMap<>();
         }
         try (PreparedStatement count = connection.prepareStatement("select w.type, (select count(*) from (select 1 "
                 + "from (select f.owner, f.concurrency_key from tasks_in_flight f join tasks t on t.id = f.task_id "
@@ -147,13 +134,8 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
             count.setArray(1, connection.createArrayOf("text", perKey.stream().map(TypeLimit::type).toArray()));
             count.setArray(2, connection.createArrayOf("int4",
                     perKey.stream().map(limit -> limit.maxPerKey().getAsInt()).toArray()));
-            try (ResultSet row = count.executeQuery()) {
-                while (row.next()) {
-                    counts.put(row.getString(1), row.getLong(2));
-                }
-            }
+            return countsByType(count);
         }
-        return counts;
     }
 
     /** Forgets starts past every window: the claims record them ({@link io.taskfence.task.transition.AttemptTransitions#claim}), dispatch prunes. */
@@ -162,5 +144,16 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
             prune.setObject(1, at);
             prune.executeUpdate();
         }
+    }
+
+    /** The rows of a statement that selects a type and a count, as a map. */
+    private static Map<String, Long> countsByType(PreparedStatement statement) throws SQLException {
+        Map<String, Long> counts = new HashMap<>();
+        try (ResultSet row = statement.executeQuery()) {
+            while (row.next()) {
+                counts.put(row.getString(1), row.getLong(2));
+            }
+        }
+        return counts;
     }
 }
