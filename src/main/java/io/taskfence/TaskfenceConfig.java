@@ -52,12 +52,20 @@ public interface TaskfenceConfig {
     Auth auth();
 
     /**
-     * Global limits per task type, {@code taskfence.types.<type>.*}, held across all replicas by dispatch
-     * (DESIGN.md, "Configuration", "Type limits"). A type named here must have a handler, else the start fails.
+     * Settings per task type, {@code taskfence.types.<type>.*}: whether it runs on remote workers, and global
+     * limits held across all replicas by dispatch (DESIGN.md, "Configuration", "Type limits"). A type named here
+     * must have a handler or be remote, else the start fails.
      */
     Map<String, Type> types();
 
     interface Type {
+        /**
+         * Whether the type's tasks are run by workers outside the service, which claim them through the worker API
+         * (DESIGN.md, "Remote workers"); such a type has no handler here.
+         */
+        @WithDefault("false")
+        boolean remote();
+
         /** At most this many tasks of the type ENQUEUED or PROCESSING at once; none: unlimited. At least 1. */
         OptionalInt maxConcurrency();
 
@@ -285,9 +293,15 @@ public interface TaskfenceConfig {
             /** The key itself, as sent in {@code Authorization: Bearer}; never logged. */
             Optional<String> secret();
 
-            /** {@code submit}: its own tasks only; {@code admin}: every task, and stats. */
+            /**
+             * {@code submit}: its own tasks only; {@code admin}: every task, and stats; {@code worker}: claims and
+             * runs tasks of the remote types it names in {@link #types()}, and nothing else.
+             */
             @WithDefault("submit")
             String role();
+
+            /** For a {@code worker} key, the remote task types it may claim; required for one, refused for others. */
+            Optional<List<String>> types();
 
             /** Unfinished tasks (PENDING, ENQUEUED, PROCESSING, FAILED) this key may have at once. */
             OptionalInt maxUnfinished();

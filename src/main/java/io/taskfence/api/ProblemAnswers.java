@@ -33,6 +33,12 @@ public final class ProblemAnswers implements OASFilter {
             "413", "the body, or the task's payload, is over its limit",
             "415", "the body is not application/json in UTF-8");
 
+    /** What a call naming a claim may answer. */
+    private static final Map<String, String> CLAIM_ANSWERS = Map.of(
+            "404", "no such claim of this key",
+            "409", "the claim no longer holds its task (cancelled, finished, or recovered after its lease ran out): "
+                    + "nothing was written, the worker should stop");
+
     /** Each operation's own error answers. */
     private static final Map<String, Map<String, String>> OWN = Map.ofEntries(
             Map.entry("submitTask", Map.of(
@@ -62,7 +68,16 @@ public final class ProblemAnswers implements OASFilter {
                     "404", "no schedule of that name",
                     "409", "it changed five times while this change was made; try again",
                     "422", "the cron fires no more, or the type or payload is refused as a submission's")),
-            Map.entry("deleteSchedule", Map.of("404", "no schedule of that name")));
+            Map.entry("deleteSchedule", Map.of("404", "no schedule of that name")),
+            Map.entry("claimTasks", Map.of(
+                    "403", "the key is no worker key, or does not name one of the types",
+                    "422", "a type is not a remote type; the detail lists them")),
+            Map.entry("heartbeatClaim", CLAIM_ANSWERS),
+            Map.entry("completeClaim", Map.of(
+                    "404", CLAIM_ANSWERS.get("404"),
+                    "409", CLAIM_ANSWERS.get("409"),
+                    "422", "the result cannot be stored (what a payload may not hold); the claim still holds")),
+            Map.entry("failClaim", CLAIM_ANSWERS));
 
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {

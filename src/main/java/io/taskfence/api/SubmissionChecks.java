@@ -22,6 +22,7 @@ import io.taskfence.api.problem.ProblemException;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.handlers.TaskHandler;
 import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.types.TaskTypes;
 import io.taskfence.task.StorableJson;
 import io.taskfence.task.submit.NewTask;
 
@@ -50,11 +51,13 @@ public final class SubmissionChecks {
     static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
     private final TaskHandlers handlers;
+    private final TaskTypes types;
     private final TaskfenceConfig config;
     private final Validator validator;
 
-    SubmissionChecks(TaskHandlers handlers, TaskfenceConfig config, Validator validator) {
+    SubmissionChecks(TaskHandlers handlers, TaskTypes types, TaskfenceConfig config, Validator validator) {
         this.handlers = handlers;
+        this.types = types;
         this.config = config;
         this.validator = validator;
     }
@@ -134,10 +137,14 @@ public final class SubmissionChecks {
             throw Problems.about("payload", Status.REQUEST_ENTITY_TOO_LARGE,
                     "payload is " + payloadBytes + " bytes of JSON; at most " + NewTask.MAX_PAYLOAD_BYTES + " are accepted");
         }
-        TaskHandler handler = handlers.forType(type).orElseThrow(() -> Problems.unprocessable("type",
-                "no handler for task type '" + type + "'; registered types: " + handlers.types()));
-        // A payload its handler can never run would only become a DEAD task later; say so now instead.
-        List<String> problems = handler.payloadProblems((ObjectNode) payload, owner);
+        if (!types.registered(type)) {
+            throw Problems.unprocessable("type", "no handler for task type '" + type + "' and it is not remote; "
+                    + "registered types: " + types.names());
+        }
+        // A payload its handler can never run would only become a DEAD task later; say so now instead. A remote
+        // type's workers check their own.
+        List<String> problems = handlers.forType(type).map(handler -> handler.payloadProblems((ObjectNode) payload, owner))
+                .orElse(List.of());
         if (!problems.isEmpty()) {
             throw Problems.unprocessable("payload", "payload of a '" + type + "' task: " + String.join("; ", problems));
         }

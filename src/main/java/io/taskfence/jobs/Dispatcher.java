@@ -2,6 +2,8 @@ package io.taskfence.jobs;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,6 +22,7 @@ import io.taskfence.queue.TaskQueue;
 import io.taskfence.store.FenceToken;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.transition.DispatchBatch;
+import io.taskfence.types.RemoteTypes;
 
 /**
  * Moves due tasks to the queue, on one replica at a time: under the dispatch lock, each batch goes
@@ -37,6 +40,7 @@ class Dispatcher {
     private final FencedJobs jobs;
     private final DispatchBatch transitions;
     private final TaskQueue queue;
+    private final RemoteTypes remote;
     private final Duration interval;
     private final int batchSize;
     private final int maxQueueDepth;
@@ -46,7 +50,8 @@ class Dispatcher {
             Thread.ofPlatform().name("dispatch-nudge").daemon().factory());
     private final AtomicBoolean nudgePending = new AtomicBoolean();
 
-    Dispatcher(FencedJobs jobs, DispatchBatch transitions, TaskQueue queue, TaskfenceConfig config) {
+    Dispatcher(FencedJobs jobs, DispatchBatch transitions, TaskQueue queue, RemoteTypes remote, TaskfenceConfig config) {
+        this.remote = remote;
         this.jobs = jobs;
         this.transitions = transitions;
         this.queue = queue;
@@ -118,10 +123,8 @@ class Dispatcher {
                 continue;
             }
             waiting = false;
-            DispatchBatch.Batch batch = transitions.enqueueDue(fence, room);
-            List<UUID> ids = batch.enqueued();
-            if (!ids.isEmpty() && !queue.push(held, ids, tasksPerEntry)) {
-                LOG.warnf("dispatch lost its lock between commit and push; %d tasks wait for recovery", ids.size());
+            DispatchBatch.Batch batch = transitions.enqueueDue(fence, room, remoteStreamRoom());
+            if (!pushed(held, batch)) {
                 return;
             }
             if (batch.taken() < room) {
@@ -132,6 +135,30 @@ class Dispatcher {
                 return;
             }
         }
+    }
+
+    /** How many more tasks each remote type's stream may hold (its entries carry one task each). */
+    private Map<String, Integer> remoteStreamRoom() {
+        Map<String, Integer> room = new TreeMap<>();
+        remote.names().forEach(type -> room.put(type, (int) Math.max(0, maxQueueDepth - queue.depthRemote(type))));
+        return room;
+    }
+
+    /** Pushes the batch's ids to their streams; false if the lock was lost first (the rows wait for recovery). */
+    private boolean pushed(FencedLease held, DispatchBatch.Batch batch) {
+        List<UUID> ids = batch.enqueued();
+        if (!ids.isEmpty() && !queue.push(held, ids, tasksPerEntry)) {
+            LOG.warnf("dispatch lost its lock between commit and push; %d tasks wait for recovery", ids.size());
+            return false;
+        }
+        for (Map.Entry<String, List<UUID>> type : batch.remote().entrySet()) {
+            if (!queue.pushRemote(held, type.getKey(), type.getValue())) {
+                LOG.warnf("dispatch lost its lock between commit and push; %d tasks of %s wait for recovery",
+                        type.getValue().size(), type.getKey());
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Sleeps; false if interrupted (the lease was lost). */

@@ -12,6 +12,7 @@ import io.taskfence.lock.FencedLease;
 import io.taskfence.queue.TaskQueue;
 import io.taskfence.store.FenceToken;
 import io.taskfence.task.transition.LeaseRecovery;
+import io.taskfence.types.RemoteTypes;
 
 /**
  * Returns lost work to the cycle, on one replica at a time: ENQUEUED tasks whose message was lost go
@@ -25,11 +26,13 @@ class Recovery {
     private final FencedJobs jobs;
     private final LeaseRecovery transitions;
     private final TaskQueue queue;
+    private final RemoteTypes remote;
     private final Duration enqueuedTimeout;
     private final Duration backoffBase;
     private final Duration backoffCap;
 
-    Recovery(FencedJobs jobs, LeaseRecovery transitions, TaskQueue queue, TaskfenceConfig config) {
+    Recovery(FencedJobs jobs, LeaseRecovery transitions, TaskQueue queue, RemoteTypes remote, TaskfenceConfig config) {
+        this.remote = remote;
         this.jobs = jobs;
         this.transitions = transitions;
         this.queue = queue;
@@ -46,7 +49,7 @@ class Recovery {
 
     void recover(FencedLease held, FenceToken fence) {
         // Read before the update: a message claimed meanwhile leaves its row PROCESSING, which the update skips.
-        int requeued = transitions.requeueStaleEnqueued(fence, enqueuedTimeout, queue.queuedTaskIds());
+        int requeued = transitions.requeueStaleEnqueued(fence, enqueuedTimeout, queue.queuedTaskIds(remote.names()));
         int expired = transitions.failExpiredLeases(fence, backoffBase, backoffCap);
         if (requeued + expired > 0) {
             LOG.infof("recovery: %d ENQUEUED tasks without a message back to PENDING, %d expired processing "

@@ -20,11 +20,13 @@ import io.quarkus.redis.datasource.stream.XReadGroupArgs;
 import io.taskfence.lock.FencedLease;
 import io.taskfence.lock.LockSettings;
 import io.taskfence.lock.LuaScript;
+import io.taskfence.signals.SignalChannel;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
- * The Redis Stream that carries task ids from dispatch to the workers (DESIGN.md, "Queue (Redis)"), read through
- * one consumer group by every replica. The table, not the stream, is the truth: a message only says
+ * The Redis Streams that carry task ids from dispatch to the workers (DESIGN.md, "Queue (Redis)"): one read by every
+ * replica's own workers, and one per remote type, read by the worker API on remote workers' behalf (DESIGN.md,
+ * "Remote workers"); each through one consumer group. The table, not the stream, is the truth: a message only says
  * which task to try to claim, and a lost one costs latency (recovery re-dispatches), never the task.
  */
 @ApplicationScoped
@@ -55,6 +57,10 @@ public class TaskQueue {
     private final RedisDataSource redis;
     private final StreamCommands<String, String, String> streams;
     private final String stream;
+    /** Where the remote types' streams' names start: the type follows. */
+    private final String remoteStreamPrefix;
+    /** The channel that tells the replicas which remote type's stream was pushed to. */
+    private final SignalChannel claimable;
     private final LuaScript push = LuaScript.load("queue/push.lua");
     private final LuaScript done = LuaScript.load("queue/done.lua");
 
@@ -62,6 +68,13 @@ public class TaskQueue {
         this.redis = redis;
         this.streams = redis.stream(String.class);
         this.stream = settings.keyPrefix() + ":queue:{" + DISPATCH_LOCK + "}";
+        this.remoteStreamPrefix = stream + ":remote:";
+        this.claimable = new SignalChannel(redis, claimableChannel(settings.keyPrefix()));
+    }
+
+    /** The channel on which each push to a remote type's stream is announced, with the type as the message. */
+    public static String claimableChannel(String keyPrefix) {
+        return keyPrefix + ":claimable";
     }
 
     /**
@@ -71,6 +84,25 @@ public class TaskQueue {
      * @return false if the lease no longer holds it: nothing was pushed
      */
     public boolean push(FencedLease lease, List<UUID> taskIds, int perEntry) {
+        return push(lease, stream, taskIds, perEntry);
+    }
+
+    /**
+     * Appends the ids, in order, one to an entry, to the stream of the remote type {@code type}, if {@code lease} still
+     * holds the dispatch lock; then announces the push on the claimable channel (fire-and-forget: a remote claim that
+     * waits looks again within a second without it).
+     *
+     * @return false if the lease no longer holds it: nothing was pushed
+     */
+    public boolean pushRemote(FencedLease lease, String type, List<UUID> taskIds) {
+        if (!push(lease, remoteStream(type), taskIds, 1)) {
+            return false;
+        }
+        claimable.publish(type);
+        return true;
+    }
+
+    private boolean push(FencedLease lease, String stream, List<UUID> taskIds, int perEntry) {
         if (taskIds.isEmpty()) {
             return true;
         }
@@ -92,6 +124,10 @@ public class TaskQueue {
 
     /** Creates the stream and the consumer group if either is missing (first start, or Redis lost them). */
     public void ensureGroup() {
+        ensureGroup(stream);
+    }
+
+    private void ensureGroup(String stream) {
         try {
             streams.xgroupCreate(stream, GROUP, "0", new XGroupCreateArgs().mkstream());
         } catch (RuntimeException e) {
@@ -117,10 +153,36 @@ public class TaskQueue {
     }
 
     /**
+     * Up to {@code count} new entries of the remote type {@code type}'s stream for {@code consumer}, without waiting
+     * (a waiting claim is woken by the claimable channel instead: a blocked read would hold a pooled connection).
+     */
+    public List<Message> readRemote(String type, String consumer, int count) {
+        String remote = remoteStream(type);
+        try {
+            return messages(streams.xreadgroup(GROUP, consumer, remote, ">", new XReadGroupArgs().count(count)));
+        } catch (RuntimeException e) {
+            if (e.getMessage() != null && e.getMessage().contains("NOGROUP")) {
+                ensureGroup(remote); // the type's first read, or Redis lost the group
+                return messages(streams.xreadgroup(GROUP, consumer, remote, ">", new XReadGroupArgs().count(count)));
+            }
+            throw new QueueUnavailableException("XREADGROUP " + type, e);
+        }
+    }
+
+    /**
      * Takes over, for {@code consumer}, up to {@code count} entries that other consumers read but did not
      * finish within {@code minIdle} (their replica died between reading and claiming), each with all its ids.
      */
     public List<Message> reclaim(String consumer, Duration minIdle, int count) {
+        return reclaim(stream, consumer, minIdle, count);
+    }
+
+    /** {@link #reclaim} in the remote type {@code type}'s stream. */
+    public List<Message> reclaimRemote(String type, String consumer, Duration minIdle, int count) {
+        return reclaim(remoteStream(type), consumer, minIdle, count);
+    }
+
+    private List<Message> reclaim(String stream, String consumer, Duration minIdle, int count) {
         try {
             return messages(streams.xautoclaim(stream, GROUP, consumer, minIdle, "0-0", count).getMessages());
         } catch (RuntimeException e) {
@@ -133,6 +195,15 @@ public class TaskQueue {
 
     /** The messages have been handled (their claims committed or were refused): acknowledge and delete them. */
     public void done(List<Message> messages) {
+        done(stream, messages);
+    }
+
+    /** {@link #done} for messages read from the remote type {@code type}'s stream. */
+    public void doneRemote(String type, List<Message> messages) {
+        done(remoteStream(type), messages);
+    }
+
+    private void done(String stream, List<Message> messages) {
         if (messages.isEmpty()) {
             return;
         }
@@ -146,6 +217,22 @@ public class TaskQueue {
 
     /** Removes {@code consumer} from the group if it has no unfinished messages; true if it did. */
     public boolean leave(String consumer) {
+        return leave(stream, consumer);
+    }
+
+    /** {@link #leave} of the remote type {@code type}'s stream's group; true also if the stream has no group. */
+    public boolean leaveRemote(String type, String consumer) {
+        try {
+            return leave(remoteStream(type), consumer);
+        } catch (RuntimeException e) {
+            if (e.getMessage() != null && (e.getMessage().contains("NOGROUP") || e.getMessage().contains("no such key"))) {
+                return true;
+            }
+            throw e;
+        }
+    }
+
+    private boolean leave(String stream, String consumer) {
         for (Response entry : redis.execute("XINFO", "CONSUMERS", stream, GROUP)) {
             if (consumer.equals(entry.get("name").toString()) && entry.get("pending").toLong() > 0) {
                 return false;
@@ -160,6 +247,17 @@ public class TaskQueue {
      * ({@code taskfence.dispatch.max-queue-depth}), so reading it whole is cheap.
      */
     public Set<UUID> queuedTaskIds() {
+        return queuedTaskIds(stream);
+    }
+
+    /** {@link #queuedTaskIds()} of the replicas' stream and of the remote types' streams, together. */
+    public Set<UUID> queuedTaskIds(Set<String> remoteTypes) {
+        Set<UUID> ids = queuedTaskIds(stream);
+        remoteTypes.forEach(type -> ids.addAll(queuedTaskIds(remoteStream(type))));
+        return ids;
+    }
+
+    private Set<UUID> queuedTaskIds(String stream) {
         Set<UUID> ids = new HashSet<>();
         String from = "-";
         while (true) {
@@ -184,6 +282,15 @@ public class TaskQueue {
 
     /** Entries in the stream (XLEN): pushed and not yet done. Each names up to the pusher's tasks per entry. */
     public long depth() {
+        return depth(stream);
+    }
+
+    /** {@link #depth()} of the remote type {@code type}'s stream, each entry one task. */
+    public long depthRemote(String type) {
+        return depth(remoteStream(type));
+    }
+
+    private long depth(String stream) {
         try {
             return redis.execute("XLEN", stream).toLong();
         } catch (RuntimeException e) {
@@ -220,6 +327,10 @@ public class TaskQueue {
             }
         }
         return names;
+    }
+
+    private String remoteStream(String type) {
+        return remoteStreamPrefix + type;
     }
 
     private static List<Message> messages(List<StreamMessage<String, String, String>> entries) {

@@ -14,7 +14,7 @@ import java.util.TreeSet;
 
 /**
  * What one dispatch batch may take of each task type, read inside the batch's fenced transaction: none of a
- * paused type; of a limited type, what its limits leave. Dispatch is the only writer that adds to a type's
+ * paused type; of a limited type, what its limits leave; of a remote type, no more than its stream has room for. Dispatch is the only writer that adds to a type's
  * in-flight count or to its queued-plus-started count (one holder at a time, its transactions serialised by the
  * fence row's lock); a claim moves a task from queued to started, and everything else only takes away (workers
  * finish tasks, recovery and cancels move them back), so a count read here can only be too high by the time
@@ -22,8 +22,8 @@ import java.util.TreeSet;
  *
  * @param at the batch's time on PostgreSQL's clock, read after the fence row was locked, so that it rises from
  *        batch to batch; the rate windows end at it
- * @param excluded the types the batch's general select leaves out: paused and limited ones
- * @param room how many tasks each limited, unpaused type with room left may have in this batch
+ * @param excluded the types the batch's general select leaves out: paused, limited and remote ones
+ * @param room how many tasks each limited or remote, unpaused type with room left may have in this batch
  */
 public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, Integer> room) {
 
@@ -34,8 +34,11 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
      * Reads the paused types and the limited types' counts. The share lock on {@code paused_types} makes a
      * pause wait for a batch already reading it and every later batch see it: once a pause has answered, no
      * task of the type is enqueued.
+     *
+     * @param streamRoom for each remote type, how many more tasks its stream may hold
      */
-    public static DispatchRoom read(Connection connection, TypeLimits limits) throws SQLException {
+    public static DispatchRoom read(Connection connection, TypeLimits limits, Map<String, Integer> streamRoom)
+            throws SQLException {
         Set<String> excluded = new TreeSet<>();
         OffsetDateTime at;
         try (Statement statement = connection.createStatement()) {
@@ -52,23 +55,26 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
         }
         Map<String, TypeLimit> limited = limits.limited();
         Map<String, Integer> room = new TreeMap<>();
-        if (limited.isEmpty()) {
+        if (limited.isEmpty() && streamRoom.isEmpty()) {
             return new DispatchRoom(at, excluded, room);
         }
         Set<String> paused = Set.copyOf(excluded);
-        Map<String, Long> inFlight = inFlight(connection, limited.keySet());
+        Map<String, Long> inFlight = limited.isEmpty() ? Map.of() : inFlight(connection, limited.keySet());
         Map<String, Long> started = started(connection, limited, at);
-        for (TypeLimit limit : limited.values()) {
-            excluded.add(limit.type());
-            long left = Long.MAX_VALUE;
+        Set<String> selectedAlone = new TreeSet<>(limited.keySet());
+        selectedAlone.addAll(streamRoom.keySet());
+        for (String type : selectedAlone) {
+            TypeLimit limit = limits.of(type);
+            excluded.add(type);
+            long left = streamRoom.getOrDefault(type, Integer.MAX_VALUE);
             if (limit.maxConcurrency().isPresent()) {
-                left = limit.maxConcurrency().getAsInt() - inFlight.getOrDefault(limit.type(), 0L);
+                left = Math.min(left, limit.maxConcurrency().getAsInt() - inFlight.getOrDefault(type, 0L));
             }
             if (limit.rate().isPresent()) {
-                left = Math.min(left, limit.rate().get().starts() - started.getOrDefault(limit.type(), 0L));
+                left = Math.min(left, limit.rate().get().starts() - started.getOrDefault(type, 0L));
             }
-            if (left > 0 && !paused.contains(limit.type())) {
-                room.put(limit.type(), (int) Math.min(Integer.MAX_VALUE, left));
+            if (left > 0 && !paused.contains(type)) {
+                room.put(type, (int) Math.min(Integer.MAX_VALUE, left));
             }
         }
         return new DispatchRoom(at, excluded, room);

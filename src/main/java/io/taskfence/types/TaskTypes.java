@@ -5,10 +5,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 import javax.sql.DataSource;
 
@@ -18,7 +20,7 @@ import io.taskfence.handlers.TaskHandlers;
 import io.taskfence.store.TaskStoreException;
 
 /**
- * The registered task types with their limits ({@link TypeLimits}) and pause flags. A pause is a row in
+ * The registered task types (those with a handler here, and the remote ones) with their limits ({@link TypeLimits}) and pause flags. A pause is a row in
  * {@code paused_types}, so that every replica's dispatch sees it (DESIGN.md, "Queue (Redis)"); each change is one
  * conditional statement, and a repeated one changes nothing.
  */
@@ -26,17 +28,27 @@ import io.taskfence.store.TaskStoreException;
 public class TaskTypes {
 
     private final DataSource db;
-    private final TaskHandlers handlers;
     private final TypeLimits limits;
+    private final RemoteTypes remote;
+    private final Set<String> names;
 
-    TaskTypes(DataSource db, TaskHandlers handlers, TypeLimits limits) {
+    TaskTypes(DataSource db, TaskHandlers handlers, TypeLimits limits, RemoteTypes remote) {
         this.db = db;
-        this.handlers = handlers;
         this.limits = limits;
+        this.remote = remote;
+        Set<String> all = new TreeSet<>(handlers.types());
+        all.addAll(remote.names());
+        this.names = Collections.unmodifiableSet(all);
     }
 
+    /** Whether tasks of {@code type} can be submitted: a handler here or remote workers run them. */
     public boolean registered(String type) {
-        return handlers.forType(type).isPresent();
+        return names.contains(type);
+    }
+
+    /** The registered types, by name. */
+    public Set<String> names() {
+        return names;
     }
 
     /**
@@ -56,7 +68,7 @@ public class TaskTypes {
 
     /** Every registered type, by name. */
     public List<TypeState> all() {
-        return states(handlers.types());
+        return states(names);
     }
 
     /**
@@ -65,7 +77,7 @@ public class TaskTypes {
      */
     public List<TypeState> limitsOnly() {
         Set<String> paused = paused();
-        return handlers.types().stream().sorted().map(type -> state(type, paused.contains(type), Map.of(), Map.of(),
+        return names.stream().map(type -> state(type, paused.contains(type), Map.of(), Map.of(),
                 Map.of()).withoutClusterCounts()).toList();
     }
 
@@ -124,7 +136,7 @@ public class TaskTypes {
     private TypeState state(String type, boolean paused, Map<String, Long> inFlight, Map<String, Long> started,
             Map<String, Long> groupsAtLimit) {
         TypeLimit limit = limits.of(type);
-        return new TypeState(type, paused,
+        return new TypeState(type, paused, remote.contains(type),
                 limit.maxConcurrency().isPresent() ? limit.maxConcurrency().getAsInt() : null,
                 limit.rate().map(Rate::toString).orElse(null),
                 limit.maxPerKey().isPresent() ? limit.maxPerKey().getAsInt() : null,

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -25,8 +26,10 @@ public class TypeLimits {
 
     private final Map<String, TypeLimit> byType;
 
-    TypeLimits(TaskfenceConfig config, TaskHandlers handlers) {
-        this.byType = read(config.types(), handlers.types());
+    TypeLimits(TaskfenceConfig config, TaskHandlers handlers, RemoteTypes remote) {
+        Set<String> registered = new TreeSet<>(handlers.types());
+        registered.addAll(remote.names());
+        this.byType = read(config.types(), registered);
     }
 
     /**
@@ -41,7 +44,7 @@ public class TypeLimits {
             String key = "taskfence.types." + type;
             if (!registered.contains(type)) {
                 throw new IllegalStateException(key + ": there is no handler for task type '" + type
-                        + "' (the types are " + registered + ")");
+                        + "' and it is not remote (the types are " + registered + ")");
             }
             OptionalInt concurrency = entry.getValue().maxConcurrency();
             if (concurrency.isPresent() && concurrency.getAsInt() < 1) {

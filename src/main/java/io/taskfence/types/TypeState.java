@@ -3,6 +3,7 @@ package io.taskfence.types;
 /**
  * A registered task type as {@code GET /api/v1/types} and the stats show it (DESIGN.md, "REST API").
  *
+ * @param remote whether remote workers run it (DESIGN.md, "Remote workers")
  * @param maxConcurrency its {@code max-concurrency}, null when it has none
  * @param rate its {@code rate} ({@code 10/s}, {@code 600/m}), null when it has none
  * @param inFlight its tasks ENQUEUED or PROCESSING now: what {@code max-concurrency} bounds
@@ -12,11 +13,11 @@ package io.taskfence.types;
  * @param keysAtLimit its concurrency groups with {@code max-per-key} tasks ENQUEUED, PROCESSING or waiting to run
  *        again now, whose next tasks wait; null when it has no {@code max-per-key}
  */
-public record TypeState(String type, boolean paused, Integer maxConcurrency, String rate, Integer maxPerKey,
+public record TypeState(String type, boolean paused, boolean remote, Integer maxConcurrency, String rate, Integer maxPerKey,
         Long inFlight, Long rateUsed, Long keysAtLimit) {
 
     /** The state as a submit key sees it: the limits, but not how much of them every tenant together uses. */
     public TypeState withoutClusterCounts() {
-        return new TypeState(type, paused, maxConcurrency, rate, maxPerKey, null, null, null);
+        return new TypeState(type, paused, remote, maxConcurrency, rate, maxPerKey, null, null, null);
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +33,7 @@ class KeyConfigurationTest {
         assertEquals("admin", auth.keys().get("ops").role());
         assertEquals("submit", auth.keys().get("ci").role());
         assertEquals(7, auth.keys().get("billing2").maxUnfinished().getAsInt());
-        assertEquals(List.of(), KeyRules.refusals(auth, false), "short keys are fine outside prod");
+        assertEquals(List.of(), KeyRules.refusals(auth, Set.of(), false), "short keys are fine outside prod");
     }
 
     @Test
@@ -43,7 +44,7 @@ class KeyConfigurationTest {
                 "TASKFENCE_AUTH_KEYS_SAME_SECRET", "a".repeat(40),
                 "TASKFENCE_AUTH_KEYS_GOOD_SECRET", GOOD,
                 "TASKFENCE_AUTH_KEYS_EMPTY_SECRET", ""));
-        List<String> refused = KeyRules.refusals(auth, true);
+        List<String> refused = KeyRules.refusals(auth, Set.of(), true);
         assertEquals(4, refused.size(), refused.toString());
         String all = String.join("\n", refused);
         assertTrue(all.contains("API key 'ops' looks like a placeholder"), all);
@@ -71,15 +72,32 @@ class KeyConfigurationTest {
         assertEquals("20/s", auth.keys().get("big").rate().orElseThrow());
         assertEquals(List.of("API key 'high': max-priority must be 0 to 1000, not 1001",
                 "API key 'high': rate: 'fast' is not a rate: write <n>/s or <n>/m with n from 1, e.g. 10/s or 600/m",
-                "API key 'zero': weight must be 1 to 100, not 0"), KeyRules.refusals(auth, false).stream().sorted().toList());
+                "API key 'zero': weight must be 1 to 100, not 0"), KeyRules.refusals(auth, Set.of(), false).stream().sorted().toList());
+    }
+
+    @Test
+    void aWorkerKeyNamesRemoteTypesOnlyAndOnlyAWorkerKeyNamesTypes() {
+        TaskfenceConfig.Auth auth = auth(Map.of(
+                "TASKFENCE_AUTH_KEYS_PYWORKER_SECRET", "s1",
+                "TASKFENCE_AUTH_KEYS_PYWORKER_ROLE", "worker",
+                "TASKFENCE_AUTH_KEYS_PYWORKER_TYPES", "resize,noop",
+                "TASKFENCE_AUTH_KEYS_IDLE_SECRET", "s2",
+                "TASKFENCE_AUTH_KEYS_IDLE_ROLE", "worker",
+                "TASKFENCE_AUTH_KEYS_TENANT_SECRET", "s3",
+                "TASKFENCE_AUTH_KEYS_TENANT_TYPES", "resize"));
+        assertEquals(List.of("API key 'tenant' names types, which only a worker key does (role=worker)",
+                "worker key 'idle' names no types (taskfence.auth.keys.idle.types): it could claim nothing",
+                "worker key 'pyworker' names 'noop', which is not a remote type (the remote types are [resize]; "
+                        + "taskfence.types.<type>.remote=true)"),
+                KeyRules.refusals(auth, Set.of("resize"), false).stream().sorted().toList());
     }
 
     @Test
     void authOffIsRefusedInProdUnlessAllowedExplicitly() {
-        assertEquals(1, KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false")), true).size());
+        assertEquals(1, KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false")), Set.of(), true).size());
         assertEquals(List.of(), KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false",
-                "TASKFENCE_AUTH_ALLOW_DISABLED_IN_PROD", "true")), true));
-        assertEquals(List.of(), KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false")), false));
+                "TASKFENCE_AUTH_ALLOW_DISABLED_IN_PROD", "true")), Set.of(), true));
+        assertEquals(List.of(), KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false")), Set.of(), false));
     }
 
     private static TaskfenceConfig.Auth auth(Map<String, String> environment) {

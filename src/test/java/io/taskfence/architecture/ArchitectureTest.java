@@ -49,11 +49,12 @@ class ArchitectureTest {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("edge").definedBy("io.taskfence.api..", "io.taskfence.dashboard..", "io.taskfence.health..",
                         "io.taskfence.metrics..")
-                .layer("actors").definedBy("io.taskfence.jobs..", "io.taskfence.worker..")
+                .layer("actors").definedBy("io.taskfence.jobs..", "io.taskfence.worker..", "io.taskfence.remote..")
                 .layer("schedules").definedBy("io.taskfence.schedule..")
                 .layer("transitions").definedBy("io.taskfence.task.submit..", "io.taskfence.task.transition..")
                 .layer("tasks").definedBy("io.taskfence.task")
-                .layer("parts").definedBy("io.taskfence.types..", "io.taskfence.handlers..", "io.taskfence.queue..")
+                .layer("parts").definedBy("io.taskfence.types..", "io.taskfence.handlers..", "io.taskfence.queue..",
+                        "io.taskfence.signals..")
                 .layer("storage").definedBy("io.taskfence.store..", "io.taskfence.lock..")
                 .layer("base").definedBy("io.taskfence.logging..")
                 .whereLayer("edge").mayNotBeAccessedByAnyLayer()

@@ -123,7 +123,7 @@ class TaskHistoryTest {
         Claim claim = fixtures.claimed();
         UUID id = claim.taskId();
         int before = history.events(id, TaskScope.ALL).orElseThrow().size();
-        Claim impostor = new Claim(id, claim.type(), claim.payload(), claim.attempt(), "someone-else", null);
+        Claim impostor = new Claim(id, claim.type(), claim.payload(), claim.attempt(), "someone-else", null, 0, null);
 
         assertTrue(transitions.retry(id).isEmpty(), "a PROCESSING task was retried");
         assertTrue(transitions.claim(id, "late", TaskFixtures.LEASE).isEmpty(), "claimed twice");

@@ -3,6 +3,7 @@ package io.taskfence.task;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -91,7 +92,7 @@ public class TaskTransitions {
     }
 
     public List<UUID> enqueueDue(FenceToken fence, int limit) {
-        return dispatch.enqueueDue(fence, limit).enqueued();
+        return dispatch.enqueueDue(fence, limit, Map.of()).enqueued();
     }
 
     public boolean anyDue() {

@@ -144,8 +144,8 @@ class TaskTransitionsTest {
     @Test
     void onlyTheCurrentClaimCanHeartbeatCompleteFailOrPostpone() {
         Claim claim = fixtures.claimed();
-        Claim impostor = new Claim(claim.taskId(), claim.type(), claim.payload(), claim.attempt(), "someone-else", null);
-        Claim older = new Claim(claim.taskId(), claim.type(), claim.payload(), claim.attempt() - 1, claim.claimId(), null);
+        Claim impostor = new Claim(claim.taskId(), claim.type(), claim.payload(), claim.attempt(), "someone-else", null, 0, null);
+        Claim older = new Claim(claim.taskId(), claim.type(), claim.payload(), claim.attempt() - 1, claim.claimId(), null, 0, null);
 
         for (Claim stale : List.of(impostor, older)) {
             assertFalse(transitions.heartbeat(stale, Duration.ofMinutes(1)));
@@ -184,7 +184,7 @@ class TaskTransitionsTest {
     void aBatchCompletionMovesTheCurrentClaimsOnlyAndNamesThem() {
         Claim current = fixtures.claimed();
         Claim other = fixtures.claimed();
-        Claim superseded = new Claim(other.taskId(), other.type(), other.payload(), other.attempt(), "someone-else", null);
+        Claim superseded = new Claim(other.taskId(), other.type(), other.payload(), other.attempt(), "someone-else", null, 0, null);
 
         Set<String> written = transitions.complete(List.of(
                 new Completion(current, JsonNodeFactory.instance.objectNode().put("n", 1)),

@@ -1,13 +1,15 @@
 package io.taskfence.testing;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 /**
- * Named API keys, configured for the test run: two submit keys (two tenants), an admin key, and a submit key
- * with a quota of {@link #QUOTA_LIMIT} unfinished tasks that only the quota tests use. The secrets are long and
+ * Named API keys, configured for the test run: two submit keys (two tenants), an admin key, a submit key
+ * with a quota of {@link #QUOTA_LIMIT} unfinished tasks that only the quota tests use, and two worker keys with
+ * the remote types they claim. The secrets are long and
  * random-looking because the packaged service runs the prod profile, which refuses anything else.
  */
 public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManager {
@@ -39,6 +41,14 @@ public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManage
     public static final String CAPPED_ADMIN_KEY = "tf-cap-5b8e1d3f7a09c4e62d8b1f5a3c7e9d04";
     public static final String CAPPED_ADMIN_KEY_NAME = "cappedadmin";
     public static final int CAPPED_MAX_PRIORITY = 5;
+    /** Task types run by remote workers, configured with the keys: a worker key must name remote types. */
+    public static final List<String> REMOTE_TYPES = List.of("resize", "thumbnail", "transcode", "ocr", "archive");
+    /** A worker key that may claim every remote type. */
+    public static final String WORKER_KEY = "tf-wrk-3f9a1c7e5d20b84f6a3e9c1d7b5f2a08";
+    public static final String WORKER_KEY_NAME = "remoteworker";
+    /** A worker key that may claim {@code thumbnail} tasks only. */
+    public static final String THUMBNAIL_WORKER_KEY = "tf-wth-8c2e6a0f4b17d93c5e8a2f6d0b4c7e91";
+    public static final String THUMBNAIL_WORKER_KEY_NAME = "thumbnailer";
 
     @Override
     public Map<String, String> start() {
@@ -61,6 +71,13 @@ public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManage
         settings.put("taskfence.auth.keys." + CAPPED_ADMIN_KEY_NAME + ".secret", CAPPED_ADMIN_KEY);
         settings.put("taskfence.auth.keys." + CAPPED_ADMIN_KEY_NAME + ".role", "admin");
         settings.put("taskfence.auth.keys." + CAPPED_ADMIN_KEY_NAME + ".max-priority", String.valueOf(CAPPED_MAX_PRIORITY));
+        REMOTE_TYPES.forEach(type -> settings.put("taskfence.types." + type + ".remote", "true"));
+        settings.put("taskfence.auth.keys." + WORKER_KEY_NAME + ".secret", WORKER_KEY);
+        settings.put("taskfence.auth.keys." + WORKER_KEY_NAME + ".role", "worker");
+        settings.put("taskfence.auth.keys." + WORKER_KEY_NAME + ".types", String.join(",", REMOTE_TYPES));
+        settings.put("taskfence.auth.keys." + THUMBNAIL_WORKER_KEY_NAME + ".secret", THUMBNAIL_WORKER_KEY);
+        settings.put("taskfence.auth.keys." + THUMBNAIL_WORKER_KEY_NAME + ".role", "worker");
+        settings.put("taskfence.auth.keys." + THUMBNAIL_WORKER_KEY_NAME + ".types", "thumbnail");
         return settings;
     }
 

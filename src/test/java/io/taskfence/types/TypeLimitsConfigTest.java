@@ -66,8 +66,33 @@ class TypeLimitsConfigTest {
         return type(maxConcurrency, rate, null);
     }
 
+    @Test
+    void aRemoteTypeNeedsATypesNameAndNoHandlerHere() {
+        assertEquals(Set.of("resize"), RemoteTypes.read(Map.of("resize", remote(), "noop", type(1, null)), REGISTERED));
+        IllegalStateException handled = assertThrows(IllegalStateException.class,
+                () -> RemoteTypes.read(Map.of("noop", remote()), REGISTERED));
+        assertTrue(handled.getMessage().startsWith("taskfence.types.noop.remote: a handler of this service runs 'noop'"),
+                handled.getMessage());
+        IllegalStateException name = assertThrows(IllegalStateException.class,
+                () -> RemoteTypes.read(Map.of("Resize", remote()), REGISTERED));
+        assertTrue(name.getMessage().contains("'Resize' is no task type name"), name.getMessage());
+    }
+
+    private static TaskfenceConfig.Type remote() {
+        return type(null, null, null, true);
+    }
+
     private static TaskfenceConfig.Type type(Integer maxConcurrency, String rate, Integer maxPerKey) {
+        return type(maxConcurrency, rate, maxPerKey, false);
+    }
+
+    private static TaskfenceConfig.Type type(Integer maxConcurrency, String rate, Integer maxPerKey, boolean remote) {
         return new TaskfenceConfig.Type() {
+            @Override
+            public boolean remote() {
+                return remote;
+            }
+
             @Override
             public OptionalInt maxPerKey() {
                 return maxPerKey == null ? OptionalInt.empty() : OptionalInt.of(maxPerKey);

@@ -54,7 +54,7 @@ class SuccessBatchesTest {
         for (int i = 0; i < THREADS * PER_THREAD; i++) {
             Claim claim = fixtures.claimed();
             if (i % 4 == 0) {
-                superseded.add(new Claim(claim.taskId(), claim.type(), claim.payload(), claim.attempt(), "replaced", null));
+                superseded.add(new Claim(claim.taskId(), claim.type(), claim.payload(), claim.attempt(), "replaced", null, 0, null));
             } else {
                 current.add(claim);
             }

@@ -6,6 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -22,6 +23,7 @@ import io.quarkus.security.runtime.QuarkusPrincipal;
 import io.quarkus.security.runtime.QuarkusSecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.types.RemoteTypes;
 
 /**
  * The configured API keys, by name ({@code taskfence.auth.keys.<name>}). Secrets are compared by their SHA-256
@@ -35,14 +37,14 @@ public class ApiKeys implements IdentityProvider<TokenAuthenticationRequest> {
 
     private static final Logger LOG = Logger.getLogger(ApiKeys.class);
 
-    private record NamedKey(String name, String role, byte[] digest) {
+    private record NamedKey(String name, String role, Set<String> workerTypes, byte[] digest) {
     }
 
     private final List<NamedKey> keys = new ArrayList<>();
 
-    ApiKeys(TaskfenceConfig config) {
+    ApiKeys(TaskfenceConfig config, RemoteTypes remote) {
         TaskfenceConfig.Auth auth = config.auth();
-        List<String> refusals = KeyRules.refusals(auth, ConfigUtils.isProfileActive("prod"));
+        List<String> refusals = KeyRules.refusals(auth, remote.names(), ConfigUtils.isProfileActive("prod"));
         if (!refusals.isEmpty()) {
             throw new IllegalStateException("the API keys cannot be used: " + String.join("; ", refusals));
         }
@@ -52,7 +54,8 @@ public class ApiKeys implements IdentityProvider<TokenAuthenticationRequest> {
             return;
         }
         for (Map.Entry<String, TaskfenceConfig.Auth.Key> key : auth.keys().entrySet()) {
-            keys.add(new NamedKey(key.getKey(), key.getValue().role(), digest(key.getValue().secret().orElseThrow().strip())));
+            keys.add(new NamedKey(key.getKey(), key.getValue().role(), Set.copyOf(key.getValue().types().orElse(List.of())),
+                    digest(key.getValue().secret().orElseThrow().strip())));
         }
         for (int i = 0; i < keys.size(); i++) {
             for (int j = i + 1; j < keys.size(); j++) {
@@ -86,10 +89,15 @@ public class ApiKeys implements IdentityProvider<TokenAuthenticationRequest> {
         }
         QuarkusSecurityIdentity.Builder identity = QuarkusSecurityIdentity.builder()
                 .setPrincipal(new QuarkusPrincipal(matched.name()))
-                .addAttribute(KeyOwner.KEY_NAME, matched.name())
-                .addRole(Roles.SUBMIT);
-        if (Roles.ADMIN.equals(matched.role())) {
-            identity.addRole(Roles.ADMIN);
+                .addAttribute(KeyOwner.KEY_NAME, matched.name());
+        if (Roles.WORKER.equals(matched.role())) {
+            // A worker key claims and runs its types' tasks: it submits and reads none.
+            identity.addRole(Roles.WORKER).addAttribute(KeyOwner.WORKER_TYPES, matched.workerTypes());
+        } else {
+            identity.addRole(Roles.SUBMIT);
+            if (Roles.ADMIN.equals(matched.role())) {
+                identity.addRole(Roles.ADMIN);
+            }
         }
         return Uni.createFrom().item(identity.build());
     }

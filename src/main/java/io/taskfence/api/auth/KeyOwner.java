@@ -1,5 +1,7 @@
 package io.taskfence.api.auth;
 
+import java.util.Set;
+
 import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.task.TaskScope;
 
@@ -9,14 +11,25 @@ import io.taskfence.task.TaskScope;
  * authentication there is no key: tasks get no owner and every caller sees all.
  *
  * @param name the key's name; null when authentication is off
+ * @param workerTypes the remote types a worker key may claim; empty for other keys, null when authentication is off
+ *        (every remote type)
  */
-public record KeyOwner(String name, boolean admin) {
+public record KeyOwner(String name, boolean admin, Set<String> workerTypes) {
 
     /** The identity attribute {@link ApiKeys} puts the key's name in. */
     static final String KEY_NAME = "taskfence.key-name";
+    /** The identity attribute {@link ApiKeys} puts a worker key's types in. */
+    static final String WORKER_TYPES = "taskfence.worker-types";
 
     public static KeyOwner of(SecurityIdentity identity) {
-        return new KeyOwner(identity.getAttribute(KEY_NAME), identity.hasRole(Roles.ADMIN));
+        String name = identity.getAttribute(KEY_NAME);
+        Set<String> types = identity.getAttribute(WORKER_TYPES);
+        return new KeyOwner(name, identity.hasRole(Roles.ADMIN), name == null ? null : types == null ? Set.of() : types);
+    }
+
+    /** Whether this caller may claim tasks of the remote type {@code type}. */
+    public boolean mayClaim(String type) {
+        return workerTypes == null || workerTypes.contains(type);
     }
 
     /**

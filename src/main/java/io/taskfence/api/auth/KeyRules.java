@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 import io.taskfence.TaskfenceConfig;
@@ -21,7 +23,7 @@ public final class KeyRules {
     static final Pattern NAME = Pattern.compile(NAME_PATTERN);
     static final int MIN_PROD_SECRET = 32;
     static final int MAX_WEIGHT = 100;
-    static final List<String> ROLES = List.of(Roles.SUBMIT, Roles.ADMIN);
+    static final List<String> ROLES = List.of(Roles.SUBMIT, Roles.ADMIN, Roles.WORKER);
     /** Words that mark a value written to be replaced, as templates and examples write them. */
     private static final List<String> PLACEHOLDER_WORDS = List.of("change-me", "changeme", "change_me", "example",
             "placeholder", "secret", "password", "replace", "todo", "xxxx", "0123456789", "abcdef");
@@ -29,8 +31,8 @@ public final class KeyRules {
     private KeyRules() {
     }
 
-    /** Why the keys cannot be used; empty when they can. */
-    public static List<String> refusals(TaskfenceConfig.Auth auth, boolean prod) {
+    /** Why the keys cannot be used, {@code remoteTypes} being the types worker keys may name; empty when they can. */
+    public static List<String> refusals(TaskfenceConfig.Auth auth, Set<String> remoteTypes, boolean prod) {
         // The limits are read with authentication off too (dispatch's weights, the rates): checked either way.
         List<String> refusals = new ArrayList<>(limitRefusals(auth));
         if (!auth.enabled()) {
@@ -49,6 +51,7 @@ public final class KeyRules {
             if (!ROLES.contains(key.role())) {
                 refusals.add("API key '" + name + "': role must be one of " + ROLES + ", not '" + key.role() + "'");
             }
+            workerTypeRefusals(name, key, remoteTypes, refusals);
             String secret = key.secret().map(String::strip).orElse("");
             if (secret.isEmpty()) {
                 refusals.add("API key '" + name + "' has no secret (taskfence.auth.keys." + name + ".secret)");
@@ -63,6 +66,28 @@ public final class KeyRules {
             }
         }
         return refusals;
+    }
+
+    /** A worker key names the remote types it may claim, at least one; no other key names any. */
+    private static void workerTypeRefusals(String name, TaskfenceConfig.Auth.Key key, Set<String> remoteTypes,
+            List<String> refusals) {
+        List<String> types = key.types().orElse(List.of());
+        if (!Roles.WORKER.equals(key.role())) {
+            if (!types.isEmpty()) {
+                refusals.add("API key '" + name + "' names types, which only a worker key does (role=" + Roles.WORKER + ")");
+            }
+            return;
+        }
+        if (types.isEmpty()) {
+            refusals.add("worker key '" + name + "' names no types (taskfence.auth.keys." + name
+                    + ".types): it could claim nothing");
+        }
+        for (String type : types) {
+            if (!remoteTypes.contains(type)) {
+                refusals.add("worker key '" + name + "' names '" + type + "', which is not a remote type (the remote "
+                        + "types are " + new TreeSet<>(remoteTypes) + "; taskfence.types.<type>.remote=true)");
+            }
+        }
     }
 
     /** The keys' weights, priority caps and rates, and the default rate. */

@@ -11,6 +11,7 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 import io.taskfence.api.auth.RequestRateExceeded;
 import io.taskfence.lock.LockUnavailableException;
 import io.taskfence.queue.QueueUnavailableException;
+import io.taskfence.remote.ClaimSupersededException;
 import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.InvalidCursorException;
 import io.taskfence.task.submit.IdempotencyKeyReusedException;
@@ -35,6 +36,12 @@ final class DomainProblems {
     @ServerExceptionMapper
     Response idempotencyKeyReused(IdempotencyKeyReusedException e) {
         return Problem.unprocessable(e.reused().detail("Idempotency-Key")).withField("Idempotency-Key").toResponse();
+    }
+
+    /** A remote worker's claim no longer holds its task: nothing was written, and the worker should stop. */
+    @ServerExceptionMapper
+    Response claimSuperseded(ClaimSupersededException e) {
+        return Problem.of(Status.CONFLICT.getStatusCode(), "Claim Superseded", e.getMessage()).toResponse();
     }
 
     /** Nothing was stored; the client may try again once some of its tasks have finished. */

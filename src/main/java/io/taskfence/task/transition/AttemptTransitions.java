@@ -4,11 +4,13 @@ import static io.taskfence.task.transition.TransitionSql.BACKOFF;
 import static io.taskfence.task.transition.TransitionSql.CURRENT_CLAIM;
 import static io.taskfence.task.transition.TransitionSql.EXHAUSTED;
 import static io.taskfence.task.transition.TransitionSql.bindClaim;
-import static io.taskfence.task.transition.TransitionSql.firstStatus;
+import static io.taskfence.task.transition.TransitionSql.movedRows;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -40,9 +42,9 @@ public class AttemptTransitions {
             + "where id = any(?) and status = 'ENQUEUED' order by id for update), "
             + "claimed as (update tasks set status = 'PROCESSING', attempt = attempt + 1, "
             + "worker = ? || '/' || gen_random_uuid(), lease_until = now() + ? * interval '1 millisecond', "
-            + "started_at = now(), updated_at = now() from claimable where tasks.id = claimable.id "
-            + "and tasks.status = 'ENQUEUED' "
-            + "returning tasks.id, type, payload, attempt, worker, owner, "
+            + "fencing_token = fencing_token + 1, started_at = now(), updated_at = now() from claimable "
+            + "where tasks.id = claimable.id and tasks.status = 'ENQUEUED' "
+            + "returning tasks.id, type, payload, attempt, worker, owner, fencing_token, lease_until, "
             + "extract(epoch from now() - created_at) as waited_seconds) ";
     private static final String CLAIM = CLAIMED + "select * from claimed";
     /** {@link #CLAIM}, also recording the starts of the rate-limited types in ?4: only used when a type has a rate. */
@@ -91,7 +93,9 @@ public class AttemptTransitions {
                     while (row.next()) {
                         rowsClaimed.add(new Claimed(new Claim(row.getObject("id", UUID.class),
                                 row.getString("type"), rows.object("payload", row), row.getInt("attempt"),
-                                row.getString("worker"), row.getString("owner")), row.getDouble("waited_seconds")));
+                                row.getString("worker"), row.getString("owner"), row.getLong("fencing_token"),
+                                row.getObject("lease_until", OffsetDateTime.class).toInstant()),
+                                row.getDouble("waited_seconds")));
                     }
                 }
                 return rowsClaimed;
@@ -114,16 +118,26 @@ public class AttemptTransitions {
      *         have been extended
      */
     public boolean heartbeat(Claim claim, Duration lease, Duration answerWithin) {
+        return extend(claim, lease, answerWithin).isPresent();
+    }
+
+    /**
+     * {@link #heartbeat}, answering the lease's new end on PostgreSQL's clock; empty if the claim is no longer the
+     * task's current one.
+     */
+    public Optional<Instant> extend(Claim claim, Duration lease, Duration answerWithin) {
         return database.inConnection(connection -> {
             if (answerWithin.isPositive()) {
                 // Agroal puts the pool's network time-out back when the connection returns to it.
                 connection.setNetworkTimeout(Runnable::run, Math.toIntExact(Math.max(1, answerWithin.toMillis())));
             }
             try (PreparedStatement statement = connection.prepareStatement("update tasks set lease_until = now() "
-                    + "+ ? * interval '1 millisecond', updated_at = now() where " + CURRENT_CLAIM)) {
+                    + "+ ? * interval '1 millisecond', updated_at = now() where " + CURRENT_CLAIM + " returning lease_until")) {
                 statement.setLong(1, lease.toMillis());
                 bindClaim(statement, 2, claim);
-                return statement.executeUpdate() > 0;
+                try (ResultSet row = statement.executeQuery()) {
+                    return row.next() ? Optional.of(row.getObject(1, OffsetDateTime.class).toInstant()) : Optional.empty();
+                }
             }
         });
     }
@@ -181,16 +195,31 @@ public class AttemptTransitions {
      */
     public Optional<TaskStatus> fail(Claim claim, String error, boolean permanent, Duration backoffBase,
             Duration backoffCap) {
-        return counted(claim, database.inConnection(connection -> {
+        return failed(claim, error, permanent, BACKOFF, backoffCap.toMillis(), backoffBase.toMillis());
+    }
+
+    /**
+     * {@link #fail}, retried after {@code delay} (what the worker asked for) instead of a backoff: FAILED and due
+     * then, or DEAD when it was the last attempt or the deadline has passed.
+     */
+    public Optional<TaskStatus> failRetryingAfter(Claim claim, String error, Duration delay) {
+        return failed(claim, error, false, "now() + ?::bigint * interval '1 millisecond'", delay.toMillis());
+    }
+
+    /** The failure's update, its {@code runAt} expression bound to {@code runAtValues}. */
+    private Optional<TaskStatus> failed(Claim claim, String error, boolean permanent, String runAt, long... runAtValues) {
+        return counted(database.inConnection(connection -> {
             try (PreparedStatement fail = connection.prepareStatement("update tasks set status = case when ? or "
-                    + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + BACKOFF + ", last_error = ?, "
-                    + "lease_until = null, updated_at = now() where " + CURRENT_CLAIM + " returning status")) {
-                fail.setBoolean(1, permanent);
-                fail.setLong(2, backoffCap.toMillis());
-                fail.setLong(3, backoffBase.toMillis());
-                fail.setString(4, error);
-                bindClaim(fail, 5, claim);
-                return firstStatus(fail);
+                    + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + runAt + ", last_error = ?, "
+                    + "lease_until = null, updated_at = now() where " + CURRENT_CLAIM + " returning status, type")) {
+                int parameter = 1;
+                fail.setBoolean(parameter++, permanent);
+                for (long value : runAtValues) {
+                    fail.setLong(parameter++, value);
+                }
+                fail.setString(parameter++, error);
+                bindClaim(fail, parameter, claim);
+                return movedRows(fail);
             }
         }));
     }
@@ -202,24 +231,25 @@ public class AttemptTransitions {
      * @return the status the task went to, or empty if the claim is no longer the task's current one
      */
     public Optional<TaskStatus> later(Claim claim, Duration delay) {
-        return counted(claim, database.inConnection(connection -> {
+        return counted(database.inConnection(connection -> {
             try (PreparedStatement later = connection.prepareStatement("update tasks set status = case when "
                     + "deadline is not null and deadline < now() + ? * interval '1 millisecond' then 'DEAD' "
                     + "else 'PENDING' end, last_error = case when deadline is not null and deadline < now() + ? "
                     + "* interval '1 millisecond' then 'deadline passed while waiting to be polled again' "
                     + "else last_error end, attempt = attempt - 1, run_at = now() + ? * interval '1 millisecond', "
-                    + "lease_until = null, updated_at = now() where " + CURRENT_CLAIM + " returning status")) {
+                    + "lease_until = null, updated_at = now() where " + CURRENT_CLAIM + " returning status, type")) {
                 later.setLong(1, delay.toMillis());
                 later.setLong(2, delay.toMillis());
                 later.setLong(3, delay.toMillis());
                 bindClaim(later, 4, claim);
-                return firstStatus(later);
+                return movedRows(later);
             }
         }));
     }
 
-    private Optional<TaskStatus> counted(Claim claim, Optional<TaskStatus> to) {
-        to.ifPresent(status -> meters.moved(status, claim.type()));
-        return to;
+    /** Counts the move a single-task statement made, if it made one; the claim's type comes from the row. */
+    private Optional<TaskStatus> counted(List<TransitionMeters.Moved> moved) {
+        meters.moved(moved);
+        return moved.stream().findFirst().map(TransitionMeters.Moved::to);
     }
 }

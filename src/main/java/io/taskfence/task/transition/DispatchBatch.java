@@ -25,6 +25,7 @@ import io.taskfence.store.StaleFenceException;
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.types.DispatchRoom;
+import io.taskfence.types.RemoteTypes;
 import io.taskfence.types.TypeLimits;
 
 /**
@@ -37,6 +38,7 @@ public class DispatchBatch {
     private final TaskDatabase database;
     private final TransitionMeters meters;
     private final TypeLimits limits;
+    private final RemoteTypes remote;
     /** The keys whose share is not 1 ({@code taskfence.auth.keys.<name>.weight}); every other owner has 1. */
     private final Map<String, Integer> weights;
     /** Batches this replica's dispatch ran: the shift of the owners' rotation ({@link DueSelection#of}). */
@@ -48,7 +50,9 @@ public class DispatchBatch {
      */
     private final Map<String, Map<String, String>> groupCursors = new ConcurrentHashMap<>();
 
-    DispatchBatch(TaskDatabase database, TransitionMeters meters, TypeLimits limits, TaskfenceConfig config) {
+    DispatchBatch(TaskDatabase database, TransitionMeters meters, TypeLimits limits, RemoteTypes remote,
+            TaskfenceConfig config) {
+        this.remote = remote;
         this.database = database;
         this.meters = meters;
         this.limits = limits;
@@ -65,18 +69,23 @@ public class DispatchBatch {
      * turns by their weights, each owner's highest priority then oldest {@code run_at} first, in one fenced
      * transaction. Paused types are left out, and a limited type gets at most the room its limits leave ({@link
      * DispatchRoom}): its due tasks are read by a select of their own, limited to that room, beside the select
-     * of all other types, so that a type at its limit never takes the batch's places from the others.
+     * of all other types, so that a type at its limit never takes the batch's places from the others. A remote
+     * type is read the same way, limited also by the room its stream has.
      *
+     * @param streamRoom for each remote type, how many more tasks its stream may hold; a remote type missing from
+     *        it gets none
      * @return the ids moved and how many due rows the batch used up
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was moved
      */
-    public Batch enqueueDue(FenceToken fence, int limit) {
+    public Batch enqueueDue(FenceToken fence, int limit, Map<String, Integer> streamRoom) {
+        Map<String, Integer> remoteRoom = new TreeMap<>();
+        remote.names().forEach(type -> remoteRoom.put(type, Math.max(0, streamRoom.getOrDefault(type, 0))));
         record Enqueued(UUID id, String type, String owner, String concurrencyKey) {
         }
         record Moved(int taken, List<Enqueued> enqueued) {
         }
         Moved moved = database.fenced(fence, connection -> {
-            DispatchRoom room = DispatchRoom.read(connection, limits);
+            DispatchRoom room = DispatchRoom.read(connection, limits, remoteRoom);
             // Each owner's select must walk tasks_due_owner_order in order and stop at its limit. Without fresh
             // statistics (a backlog just loaded, before autovacuum's analyze) the planner guesses a few rows an
             // owner and reads all of its due rows through a bitmap scan, then sorts them: 80 ms a batch instead
@@ -141,7 +150,11 @@ public class DispatchBatch {
                 }));
         meters.moved(moved.enqueued().stream().map(row -> new TransitionMeters.Moved(TaskStatus.ENQUEUED, row.type()))
                 .toList());
-        return new Batch(moved.enqueued().stream().map(Enqueued::id).toList(), moved.taken());
+        Map<String, List<UUID>> toRemote = moved.enqueued().stream().filter(row -> remote.contains(row.type()))
+                .collect(Collectors.groupingBy(Enqueued::type, TreeMap::new, Collectors.mapping(Enqueued::id,
+                        Collectors.toList())));
+        return new Batch(moved.enqueued().stream().filter(row -> !remote.contains(row.type())).map(Enqueued::id).toList(),
+                toRemote, moved.taken());
     }
 
     /**
@@ -157,11 +170,12 @@ public class DispatchBatch {
     /**
      * What one batch did.
      *
-     * @param enqueued the ids moved to ENQUEUED, in the order to push them to the queue
+     * @param enqueued the ids moved to ENQUEUED for this service's workers, in the order to push them to the queue
+     * @param remote the ids moved to ENQUEUED of each remote type, in the order to push them to its stream
      * @param taken how many due rows it found, those of tasks cancelled meanwhile or left stale by SQL included:
      *        fewer than the batch's limit means none was left due
      */
-    public record Batch(List<UUID> enqueued, int taken) {
+    public record Batch(List<UUID> enqueued, Map<String, List<UUID>> remote, int taken) {
     }
 
     /** Whether any task of an unpaused type is due for dispatch. */

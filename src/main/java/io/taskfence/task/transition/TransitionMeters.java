@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import jakarta.inject.Singleton;
 
@@ -13,6 +14,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.types.RemoteTypes;
 import io.taskfence.task.TaskStatus;
 
 /**
@@ -34,11 +36,11 @@ public final class TransitionMeters {
     private final Map<String, Timer> waits = new ConcurrentHashMap<>();
     private final Map<String, Counter> runningCancels = new ConcurrentHashMap<>();
 
-    TransitionMeters(MeterRegistry registry, TaskHandlers handlers) {
+    TransitionMeters(MeterRegistry registry, TaskHandlers handlers, RemoteTypes remote) {
         this.registry = registry;
         // Every status of every type at zero from the start: a counter first seen at 1 (the first DEAD task
         // of a type, say) is an increase that Prometheus's increase() and the alerts built on it miss.
-        for (String type : handlers.types()) {
+        for (String type : Stream.concat(handlers.types().stream(), remote.names().stream()).toList()) {
             for (TaskStatus to : TaskStatus.values()) {
                 counter(to, type);
             }

@@ -5,7 +5,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import io.taskfence.task.TaskStatus;
 
@@ -46,12 +45,5 @@ final class TransitionSql {
             }
         }
         return moved;
-    }
-
-    /** The status a single-row statement ({@code ... returning status}) moved its row to, if it moved it. */
-    static Optional<TaskStatus> firstStatus(PreparedStatement statement) throws SQLException {
-        try (ResultSet row = statement.executeQuery()) {
-            return row.next() ? Optional.of(TaskStatus.valueOf(row.getString(1))) : Optional.empty();
-        }
     }
 }

@@ -1,0 +1,171 @@
+package io.taskfence.api;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response.Status;
+
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.common.annotation.Blocking;
+import io.smallrye.mutiny.Uni;
+import io.taskfence.TaskfenceConfig;
+import io.taskfence.api.auth.KeyOwner;
+import io.taskfence.api.auth.Roles;
+import io.taskfence.api.problem.Problems;
+import io.taskfence.remote.ClaimId;
+import io.taskfence.remote.RemoteClaims;
+import io.taskfence.task.StorableJson;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.types.RemoteTypes;
+
+/**
+ * The worker API (DESIGN.md, "Remote workers"): a worker key claims tasks of the remote types it names, extends its
+ * claims' leases, and ends them with a result or a failure. A write whose claim no longer holds its task (cancelled,
+ * finished, or recovered after its lease ran out) is answered 409 and changes nothing: the worker's signal to stop.
+ */
+@Path("/api/v1/claims")
+@Produces(MediaType.APPLICATION_JSON)
+@SecurityRequirement(name = "apiKey")
+public class ClaimResource {
+
+    /** The longest a claim request may wait: below the idle time-outs of common proxies and load balancers. */
+    static final Duration LONGEST_WAIT = Duration.ofSeconds(60);
+    private static final String DEFAULT_WORKER = "worker";
+    private static final Pattern DURATION = Pattern.compile("([0-9]+)(ms|s)");
+
+    private final RemoteClaims claims;
+    private final RemoteTypes remote;
+    private final SecurityIdentity identity;
+    private final Duration backoffBase;
+    private final Duration backoffCap;
+
+    ClaimResource(RemoteClaims claims, RemoteTypes remote, SecurityIdentity identity, TaskfenceConfig config) {
+        this.claims = claims;
+        this.remote = remote;
+        this.identity = identity;
+        this.backoffBase = config.retry().backoffBase();
+        this.backoffCap = config.retry().backoffCap();
+    }
+
+    /**
+     * Up to {@code max} tasks of the named types, each claimed (PROCESSING, its lease started) for the caller; waits
+     * up to {@code wait} for a first one, without holding a thread. An empty list: none came within the wait.
+     */
+    @POST
+    @Blocking // the key's request rate is taken from Redis before the method runs
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Roles.WORKER)
+    @Operation(operationId = "claimTasks", summary = "Claim tasks of remote types, waiting for them up to a limit")
+    public Uni<ClaimAnswers.Claims> claim(@NotNull(message = "a JSON object with at least types") @Valid ClaimRequest body) {
+        KeyOwner caller = KeyOwner.of(identity);
+        Set<String> types = new LinkedHashSet<>(body.types());
+        for (String type : types) {
+            if (!remote.contains(type)) {
+                throw Problems.unprocessable("types", "'" + type + "' is not a remote task type; the remote types are "
+                        + remote.names());
+            }
+            if (!caller.mayClaim(type)) {
+                throw Problems.of(Status.FORBIDDEN, "API key '" + caller.name() + "' may not claim '" + type
+                        + "' tasks; it may claim " + caller.workerTypes());
+            }
+        }
+        Duration wait = body.waitUpTo() == null ? Duration.ZERO : wait(body.waitUpTo());
+        String claimer = RemoteClaims.claimer(caller.name(), Optional.ofNullable(body.worker()).orElse(DEFAULT_WORKER));
+        return claims.claim(claimer, List.copyOf(types), Optional.ofNullable(body.max()).orElse(1), wait)
+                .map(claimed -> new ClaimAnswers.Claims(claimed.stream().map(ClaimedTask::of).toList()));
+    }
+
+    /** Extends the claim's lease by {@code taskfence.worker.lease}; 409 once the claim no longer holds its task. */
+    @POST
+    @Path("/{claimId}/heartbeat")
+    @RolesAllowed(Roles.WORKER)
+    @Operation(operationId = "heartbeatClaim", summary = "Extend a claim's lease")
+    public ClaimAnswers.Lease heartbeat(@PathParam("claimId") String claimId) {
+        return new ClaimAnswers.Lease(claims.heartbeat(held(claimId)));
+    }
+
+    /** PROCESSING → SUCCEEDED with the result; 409, and nothing stored, once the claim no longer holds its task. */
+    @POST
+    @Path("/{claimId}/complete")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Roles.WORKER)
+    @Operation(operationId = "completeClaim", summary = "End a claim with the task's result")
+    public ClaimAnswers.Ended complete(@PathParam("claimId") String claimId, @Valid ClaimAnswers.Result body) {
+        ClaimId claim = held(claimId);
+        JsonNode result = body == null ? null : body.result();
+        if (result != null && !result.isNull()) {
+            StorableJson.firstProblem(result, "result").ifPresent(problem -> {
+                throw Problems.unprocessable("result", "result must not contain " + problem);
+            });
+            int bytes = result.toString().getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > StorableJson.MAX_RESULT_BYTES) {
+                throw Problems.about("result", Status.REQUEST_ENTITY_TOO_LARGE, "result is " + bytes
+                        + " bytes of JSON; at most " + StorableJson.MAX_RESULT_BYTES + " are kept");
+            }
+        }
+        claims.complete(claim, result);
+        return new ClaimAnswers.Ended(TaskStatus.SUCCEEDED);
+    }
+
+    /**
+     * PROCESSING → FAILED (retried after the backoff, or after {@code retryAfter}) or DEAD (not retryable, the last
+     * attempt, or past the deadline); 409, and nothing written, once the claim no longer holds its task.
+     */
+    @POST
+    @Path("/{claimId}/fail")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Roles.WORKER)
+    @Operation(operationId = "failClaim", summary = "End a claim with a failure")
+    public ClaimAnswers.Ended fail(@PathParam("claimId") String claimId,
+            @NotNull(message = "a JSON object with at least error") @Valid ClaimAnswers.Failure body) {
+        ClaimId claim = held(claimId);
+        Duration retryAfter = body.retryAfter() == null ? null : duration(body.retryAfter());
+        return new ClaimAnswers.Ended(claims.fail(claim, body.error(), !Boolean.FALSE.equals(body.retryable()),
+                retryAfter, backoffBase, backoffCap));
+    }
+
+    /** The claim the id names, made through the caller's key; 404 for anything else, as for an unknown claim. */
+    private ClaimId held(String text) {
+        return ClaimId.parse(text).filter(claim -> RemoteClaims.madeBy(claim, KeyOwner.of(identity).name()))
+                .orElseThrow(() -> Problems.of(Status.NOT_FOUND, "no claim '" + text + "' of this key"));
+    }
+
+    private static Duration wait(String text) {
+        Duration wait = duration(text);
+        if (wait.compareTo(LONGEST_WAIT) > 0) {
+            throw Problems.about("wait", Status.BAD_REQUEST, "wait must be at most " + LONGEST_WAIT.toSeconds()
+                    + "s, not " + text);
+        }
+        return wait;
+    }
+
+    /** A duration the bodies' patterns let through: digits, then {@code ms} or {@code s}. */
+    private static Duration duration(String text) {
+        Matcher parts = DURATION.matcher(text);
+        if (!parts.matches()) {
+            throw new IllegalArgumentException("checked by the body's pattern: " + text);
+        }
+        long amount = Long.parseLong(parts.group(1));
+        return "ms".equals(parts.group(2)) ? Duration.ofMillis(amount) : Duration.ofSeconds(amount);
+    }
+}

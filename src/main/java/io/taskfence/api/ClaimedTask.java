@@ -1,0 +1,33 @@
+package io.taskfence.api;
+
+import java.time.Instant;
+import java.util.UUID;
+
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.taskfence.remote.ClaimId;
+import io.taskfence.task.transition.Claim;
+
+/**
+ * A task claimed for a remote worker, with its claim (DESIGN.md, "Remote workers"): the worker names
+ * {@code claimId} in its heartbeats, its result or its failure, and fences its own writes with {@code fencingToken}.
+ */
+@Schema(name = "ClaimedTask")
+public record ClaimedTask(
+        @Schema(description = "names this claim in the worker API's later calls") String claimId,
+        UUID taskId,
+        String type,
+        ObjectNode payload,
+        @Schema(description = "the task's attempt this claim runs, from 1") int attempt,
+        @Schema(description = "one more than the task's claim before this one: a store the worker writes to can refuse "
+                + "a write carrying a lower token than one it has seen") long fencingToken,
+        @Schema(description = "the claim ends then unless a heartbeat extends it") Instant leaseUntil,
+        @Schema(description = "the API key that submitted the task; null for none") String owner) {
+
+    static ClaimedTask of(Claim claim) {
+        return new ClaimedTask(ClaimId.of(claim).toString(), claim.taskId(), claim.type(), claim.payload(),
+                claim.attempt(), claim.fencingToken(), claim.leaseUntil(), claim.owner());
+    }
+}
