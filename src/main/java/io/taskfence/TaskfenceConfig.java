@@ -66,6 +66,12 @@ public interface TaskfenceConfig {
         @WithDefault("false")
         boolean remote();
 
+        /** A JSON Schema (draft 2020-12, inline) the type's payloads must meet at submission; none: any object. */
+        Optional<String> schema();
+
+        /** {@link #schema()} read from this file instead (e.g. a mounted ConfigMap). */
+        Optional<String> schemaFile();
+
         /** At most this many tasks of the type ENQUEUED or PROCESSING at once; none: unlimited. At least 1. */
         OptionalInt maxConcurrency();
 

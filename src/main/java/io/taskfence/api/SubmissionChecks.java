@@ -22,6 +22,7 @@ import io.taskfence.api.problem.ProblemException;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.handlers.TaskHandler;
 import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.types.PayloadSchemas;
 import io.taskfence.types.TaskTypes;
 import io.taskfence.task.StorableJson;
 import io.taskfence.task.submit.NewTask;
@@ -52,11 +53,14 @@ public final class SubmissionChecks {
 
     private final TaskHandlers handlers;
     private final TaskTypes types;
+    private final PayloadSchemas schemas;
     private final TaskfenceConfig config;
     private final Validator validator;
 
-    SubmissionChecks(TaskHandlers handlers, TaskTypes types, TaskfenceConfig config, Validator validator) {
+    SubmissionChecks(TaskHandlers handlers, TaskTypes types, PayloadSchemas schemas, TaskfenceConfig config,
+            Validator validator) {
         this.handlers = handlers;
+        this.schemas = schemas;
         this.types = types;
         this.config = config;
         this.validator = validator;
@@ -138,13 +142,14 @@ public final class SubmissionChecks {
                     "payload is " + payloadBytes + " bytes of JSON; at most " + NewTask.MAX_PAYLOAD_BYTES + " are accepted");
         }
         if (!types.registered(type)) {
-            throw Problems.unprocessable("type", "no handler for task type '" + type + "' and it is not remote; "
-                    + "registered types: " + types.names());
+            throw Problems.unprocessable("type", "no handler for task type '" + type + "'; registered types: "
+                    + types.names());
         }
         // A payload its handler can never run would only become a DEAD task later; say so now instead. A remote
         // type's workers check their own.
-        List<String> problems = handlers.forType(type).map(handler -> handler.payloadProblems((ObjectNode) payload, owner))
-                .orElse(List.of());
+        List<String> problems = new ArrayList<>(handlers.forType(type)
+                .map(handler -> handler.payloadProblems((ObjectNode) payload, owner)).orElse(List.of()));
+        problems.addAll(schemas.problems(type, (ObjectNode) payload));
         if (!problems.isEmpty()) {
             throw Problems.unprocessable("payload", "payload of a '" + type + "' task: " + String.join("; ", problems));
         }

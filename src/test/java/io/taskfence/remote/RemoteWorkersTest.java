@@ -173,6 +173,10 @@ class RemoteWorkersTest {
                 .body("{\"types\":[\"thumbnail\",\"resize\"]}").post("/api/v1/claims").then().statusCode(403)
                 .contentType("application/problem+json")
                 .body("detail", is("API key 'thumbnailer' may not claim 'resize' tasks; it may claim [thumbnail]"));
+        // A remote type's payload is checked against its schema at submission.
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                .body("{\"type\":\"resize\",\"payload\":{\"image\":5}}").post("/api/v1/tasks").then().statusCode(422)
+                .body("field", is("payload")).body("detail", containsString("payload/image: "));
         worker().contentType("application/json").body("{\"types\":[\"noop\"]}").post("/api/v1/claims").then()
                 .statusCode(422).body("field", is("types")).body("detail", containsString("'noop' is not a remote task type"));
         // A worker key runs tasks; it neither submits nor reads them.

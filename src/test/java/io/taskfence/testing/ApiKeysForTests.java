@@ -43,6 +43,8 @@ public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManage
     public static final int CAPPED_MAX_PRIORITY = 5;
     /** Task types run by remote workers, configured with the keys: a worker key must name remote types. */
     public static final List<String> REMOTE_TYPES = List.of("resize", "thumbnail", "transcode", "ocr", "archive");
+    /** What a {@code resize} task's payload must be: its {@code image} a string, when given. */
+    public static final String RESIZE_SCHEMA = "{\"type\":\"object\",\"properties\":{\"image\":{\"type\":\"string\"}}}";
     /** A worker key that may claim every remote type. */
     public static final String WORKER_KEY = "tf-wrk-3f9a1c7e5d20b84f6a3e9c1d7b5f2a08";
     public static final String WORKER_KEY_NAME = "remoteworker";
@@ -72,6 +74,7 @@ public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManage
         settings.put("taskfence.auth.keys." + CAPPED_ADMIN_KEY_NAME + ".role", "admin");
         settings.put("taskfence.auth.keys." + CAPPED_ADMIN_KEY_NAME + ".max-priority", String.valueOf(CAPPED_MAX_PRIORITY));
         REMOTE_TYPES.forEach(type -> settings.put("taskfence.types." + type + ".remote", "true"));
+        settings.put("taskfence.types.resize.schema", RESIZE_SCHEMA);
         settings.put("taskfence.auth.keys." + WORKER_KEY_NAME + ".secret", WORKER_KEY);
         settings.put("taskfence.auth.keys." + WORKER_KEY_NAME + ".role", "worker");
         settings.put("taskfence.auth.keys." + WORKER_KEY_NAME + ".types", String.join(",", REMOTE_TYPES));

@@ -33,7 +33,7 @@ class TypeLimitsConfigTest {
     void anUnknownTypeStopsTheStartNamingIt() {
         IllegalStateException refused = assertThrows(IllegalStateException.class,
                 () -> TypeLimits.read(Map.of("noop", type(1, null), "slep", type(2, null)), REGISTERED));
-        assertEquals("taskfence.types.slep: there is no handler for task type 'slep' (the types are "
+        assertEquals("taskfence.types.slep: there is no handler for task type 'slep' and it is not remote (the types are "
                 + REGISTERED + ")", refused.getMessage());
     }
 
@@ -91,6 +91,16 @@ class TypeLimitsConfigTest {
             @Override
             public boolean remote() {
                 return remote;
+            }
+
+            @Override
+            public Optional<String> schema() {
+                return Optional.empty();
+            }
+
+            @Override
+            public Optional<String> schemaFile() {
+                return Optional.empty();
             }
 
             @Override

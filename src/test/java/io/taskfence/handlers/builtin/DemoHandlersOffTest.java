@@ -50,7 +50,7 @@ class DemoHandlersOffTest {
                 .body("{\"type\":\"" + type + "\",\"payload\":{}}").post("/api/v1/tasks").then()
                 .statusCode(422).contentType("application/problem+json")
                 .body("detail", allOf(containsString("no handler for task type '" + type + "'"),
-                        containsString("registered types: [http, noop]")));
+                        containsString("registered types: [archive, http, noop, ocr, resize, thumbnail, transcode]")));
         assertEquals(before, Sql.count(db, "select count(*) from tasks"), type + " was stored");
     }
 

@@ -1,0 +1,112 @@
+package io.taskfence.types;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.quarkus.runtime.Startup;
+import io.taskfence.TaskfenceConfig;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.json.schema.Draft;
+import io.vertx.json.schema.JsonSchema;
+import io.vertx.json.schema.JsonSchemaOptions;
+import io.vertx.json.schema.OutputFormat;
+import io.vertx.json.schema.OutputUnit;
+import io.vertx.json.schema.Validator;
+
+/**
+ * The JSON Schemas a type's payloads must meet at submission ({@code taskfence.types.<type>.schema}, inline, or
+ * {@code .schema-file}; draft 2020-12), read and compiled at start-up: a schema that is not JSON, or that the
+ * validator cannot use, stops the start naming the key. A remote type's workers are outside the service, so this is
+ * how its payloads are checked before a task is stored (422 naming where and why); any type may have one.
+ */
+@ApplicationScoped
+@Startup
+public class PayloadSchemas {
+
+    /** Where the validator's own identifiers start; no schema is ever fetched from it. */
+    private static final String BASE_URI = "urn:taskfence:types:";
+
+    private final Map<String, Validator> byType;
+
+    @Inject
+    PayloadSchemas(TaskfenceConfig config) {
+        this(read(config.types()));
+    }
+
+    PayloadSchemas(Map<String, Validator> byType) {
+        this.byType = byType;
+    }
+
+    static Map<String, Validator> read(Map<String, TaskfenceConfig.Type> settings) {
+        Map<String, Validator> byType = new TreeMap<>();
+        settings.forEach((type, setting) -> schemaText(type, setting).ifPresent(text -> {
+            String key = "taskfence.types." + type + (setting.schema().isPresent() ? ".schema" : ".schema-file");
+            JsonObject schema;
+            try {
+                schema = new JsonObject(text);
+            } catch (DecodeException e) {
+                throw new IllegalStateException(key + " is not a JSON object: " + e.getMessage(), e);
+            }
+            Validator validator = Validator.create(JsonSchema.of(schema), new JsonSchemaOptions()
+                    .setDraft(Draft.DRAFT202012).setBaseUri(BASE_URI + type).setOutputFormat(OutputFormat.Basic));
+            try {
+                validator.validate(new JsonObject()); // compiles it: a schema it cannot use fails here, not at a submit
+            } catch (RuntimeException e) {
+                throw new IllegalStateException(key + " cannot be used as a JSON Schema: " + e.getMessage(), e);
+            }
+            byType.put(type, validator);
+        }));
+        return Collections.unmodifiableMap(byType);
+    }
+
+    private static Optional<String> schemaText(String type, TaskfenceConfig.Type setting) {
+        if (setting.schema().isPresent() && setting.schemaFile().isPresent()) {
+            throw new IllegalStateException("taskfence.types." + type + ": name its schema once, as schema or as "
+                    + "schema-file, not both");
+        }
+        if (setting.schemaFile().isEmpty()) {
+            return setting.schema();
+        }
+        try {
+            return Optional.of(Files.readString(Path.of(setting.schemaFile().get())));
+        } catch (IOException e) {
+            throw new IllegalStateException("taskfence.types." + type + ".schema-file cannot be read: " + e, e);
+        }
+    }
+
+    /** What is wrong with {@code payload} for its type's schema, one line each naming where; empty if nothing. */
+    public List<String> problems(String type, ObjectNode payload) {
+        Validator validator = byType.get(type);
+        if (validator == null) {
+            return List.of();
+        }
+        OutputUnit result = validator.validate(new JsonObject(payload.toString()));
+        if (Boolean.TRUE.equals(result.getValid())) {
+            return List.of();
+        }
+        List<OutputUnit> errors = result.getErrors() == null || result.getErrors().isEmpty() ? List.of(result)
+                : result.getErrors();
+        // The validator reports a property that fails its subschema twice: that it fails, and why. Only the why.
+        List<OutputUnit> why = errors.stream().filter(error -> error.getError() == null
+                || !error.getError().endsWith("does not match schema")).toList();
+        List<String> problems = new ArrayList<>();
+        for (OutputUnit error : why.isEmpty() ? errors : why) {
+            String at = error.getInstanceLocation() == null ? "" : error.getInstanceLocation().replaceFirst("^#", "");
+            problems.add("payload" + at + ": " + error.getError());
+        }
+        return problems;
+    }
+}
