@@ -11,13 +11,25 @@ demo_handlers() { # a local trial runs the README's examples, which use sleep an
   export TASKFENCE_HANDLERS_DEMO_ENABLED="${TASKFENCE_HANDLERS_DEMO_ENABLED:-true}"
 }
 
-trial_key() { # a local trial needs an API key the prod profile accepts: make one up unless one is set
+trial_key() { # a local trial needs API keys the prod profile accepts: make them up unless some are set
+  # The examples' remote type (examples/python, examples/java): run by workers outside the service.
+  export TASKFENCE_TYPES_RESIZE_REMOTE="${TASKFENCE_TYPES_RESIZE_REMOTE:-true}"
   if env | grep -q '^TASKFENCE_AUTH_KEYS_[A-Z0-9]*_SECRET='; then
     return
   fi
   TASKFENCE_AUTH_KEYS_DEV_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  TASKFENCE_AUTH_KEYS_DEVWORKER_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
   export TASKFENCE_AUTH_KEYS_DEV_SECRET TASKFENCE_AUTH_KEYS_DEV_ROLE=admin
+  export TASKFENCE_AUTH_KEYS_DEVWORKER_SECRET TASKFENCE_AUTH_KEYS_DEVWORKER_ROLE=worker
+  export TASKFENCE_AUTH_KEYS_DEVWORKER_TYPES=resize
   log "admin API key for this run (key name dev): $TASKFENCE_AUTH_KEYS_DEV_SECRET"
+  log "worker key for the remote type resize (key name devworker): $TASKFENCE_AUTH_KEYS_DEVWORKER_SECRET"
+  # Where the examples find them (git-ignored, like all of target/).
+  mkdir -p target
+  umask 077
+  printf 'TASKFENCE_KEY=%s\nTASKFENCE_WORKER_KEY=%s\n' "$TASKFENCE_AUTH_KEYS_DEV_SECRET" \
+    "$TASKFENCE_AUTH_KEYS_DEVWORKER_SECRET" > target/trial-keys.env
+  umask 022
 }
 
 run_service() { # build and start the service on http://localhost:8080 (it takes the script's process)

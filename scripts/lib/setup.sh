@@ -113,6 +113,12 @@ ensure_wrk() { # the load generator of the REST benchmarks
 REDOCLY_VERSION=2.77.0
 REDOCLY="$HOME/.cache/taskfence/redocly-$REDOCLY_VERSION/node_modules/.bin/redocly"
 
+ensure_python() { # the Python client and its tests run on Debian's own python3, standard library only
+  [ -x /usr/bin/python3 ] && return
+  log "installing python3"
+  apt_install python3
+}
+
 ensure_redocly() { # Redocly CLI lints the OpenAPI document; from the npm registry, into a cache of its own
   [ -x "$REDOCLY" ] && return
   command -v npm >/dev/null || { log "installing npm"; apt_install npm; }

@@ -4,7 +4,7 @@
 # shellcheck shell=bash
 
 run_tests() {
-  ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk; ensure_chromium; ensure_redocly
+  ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk; ensure_chromium; ensure_redocly; ensure_python
   start_native_checks
   # With the benchmarks at smoke size, so that they keep working (their figures mean little), and the 2-minute
   # chaos run (ChaosRunIT): all in one build and one failsafe run, on one packaged service.
@@ -13,6 +13,8 @@ run_tests() {
   cat target/chaos/last-summary.md
   # The document clients are generated from, as the build wrote it: Redocly's recommended rules, no warning.
   "$REDOCLY" lint --max-problems 50 target/openapi/openapi.yaml
+  # The Java client as users build it (its sources were compiled and run with the service's tests).
+  ./mvnw -B -q -f clients/java/pom.xml package
   run_peers 500 1 2
   bench_table 500
   finish_native_checks

@@ -23,7 +23,7 @@ public record ClaimRequest(
         @Schema(description = "at most this many tasks; 1 when absent")
         Integer max,
 
-        @Pattern(regexp = WAIT, message = WAIT_RULE)
+        @Pattern(regexp = LongPoll.PATTERN, message = LongPoll.RULE)
         @Schema(description = "how long to wait for a first task when none is there, up to 60s: `0s`, `20s`, "
                 + "`500ms`; 0s when absent", examples = "20s")
         @JsonProperty("wait") String waitUpTo,
@@ -33,8 +33,6 @@ public record ClaimRequest(
                 + "process); `worker` when absent", examples = "host-7.4021")
         String worker) {
 
-    static final String WAIT = "([0-9]{1,5})(ms|s)";
-    static final String WAIT_RULE = "must be a number of seconds or milliseconds up to 60s, e.g. 20s or 500ms";
     static final String WORKER = "[A-Za-z0-9._-]{1,64}";
     static final String WORKER_RULE = "must match " + WORKER;
 }

@@ -48,8 +48,6 @@ import io.taskfence.types.RemoteTypes;
 @SecurityRequirement(name = "apiKey")
 public class ClaimResource {
 
-    /** The longest a claim request may wait: below the idle time-outs of common proxies and load balancers. */
-    static final Duration LONGEST_WAIT = Duration.ofSeconds(60);
     private static final String DEFAULT_WORKER = "worker";
     private static final Pattern DURATION = Pattern.compile("([0-9]+)(ms|s)");
 
@@ -58,6 +56,7 @@ public class ClaimResource {
     private final SecurityIdentity identity;
     private final Duration backoffBase;
     private final Duration backoffCap;
+    private final Duration lease;
 
     ClaimResource(RemoteClaims claims, RemoteTypes remote, SecurityIdentity identity, TaskfenceConfig config) {
         this.claims = claims;
@@ -65,6 +64,7 @@ public class ClaimResource {
         this.identity = identity;
         this.backoffBase = config.retry().backoffBase();
         this.backoffCap = config.retry().backoffCap();
+        this.lease = config.worker().lease();
     }
 
     /**
@@ -89,10 +89,12 @@ public class ClaimResource {
                         + "' tasks; it may claim " + caller.workerTypes());
             }
         }
-        Duration wait = body.waitUpTo() == null ? Duration.ZERO : wait(body.waitUpTo());
+        Duration wait = body.waitUpTo() == null ? Duration.ZERO : LongPoll.parse(body.waitUpTo()).orElseThrow(() ->
+                Problems.about("wait", Status.BAD_REQUEST, "wait must be at most " + LongPoll.LONGEST.toSeconds()
+                        + "s, not " + body.waitUpTo()));
         String claimer = RemoteClaims.claimer(caller.name(), Optional.ofNullable(body.worker()).orElse(DEFAULT_WORKER));
         return claims.claim(claimer, List.copyOf(types), Optional.ofNullable(body.max()).orElse(1), wait)
-                .map(claimed -> new ClaimAnswers.Claims(claimed.stream().map(ClaimedTask::of).toList()));
+                .map(claimed -> new ClaimAnswers.Claims(claimed.stream().map(claim -> ClaimedTask.of(claim, lease)).toList()));
     }
 
     /** Extends the claim's lease by {@code taskfence.worker.lease}; 409 once the claim no longer holds its task. */
@@ -144,22 +146,25 @@ public class ClaimResource {
                 retryAfter, backoffBase, backoffCap));
     }
 
+    /**
+     * PROCESSING → PENDING, due now, the attempt not counted: a worker that stops before it could finish hands its
+     * task back for another; 409 once the claim no longer holds its task.
+     */
+    @POST
+    @Path("/{claimId}/release")
+    @RolesAllowed(Roles.WORKER)
+    @Operation(operationId = "releaseClaim", summary = "Hand a claimed task back, unfinished, without using an attempt")
+    public ClaimAnswers.Ended release(@PathParam("claimId") String claimId) {
+        return new ClaimAnswers.Ended(claims.release(held(claimId)));
+    }
+
     /** The claim the id names, made through the caller's key; 404 for anything else, as for an unknown claim. */
     private ClaimId held(String text) {
         return ClaimId.parse(text).filter(claim -> RemoteClaims.madeBy(claim, KeyOwner.of(identity).name()))
                 .orElseThrow(() -> Problems.of(Status.NOT_FOUND, "no claim '" + text + "' of this key"));
     }
 
-    private static Duration wait(String text) {
-        Duration wait = duration(text);
-        if (wait.compareTo(LONGEST_WAIT) > 0) {
-            throw Problems.about("wait", Status.BAD_REQUEST, "wait must be at most " + LONGEST_WAIT.toSeconds()
-                    + "s, not " + text);
-        }
-        return wait;
-    }
-
-    /** A duration the bodies' patterns let through: digits, then {@code ms} or {@code s}. */
+    /** A delay the failure's pattern lets through: digits, then {@code ms} or {@code s}. */
     private static Duration duration(String text) {
         Matcher parts = DURATION.matcher(text);
         if (!parts.matches()) {

@@ -1,5 +1,6 @@
 package io.taskfence.api;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 
@@ -24,10 +25,12 @@ public record ClaimedTask(
         @Schema(description = "one more than the task's claim before this one: a store the worker writes to can refuse "
                 + "a write carrying a lower token than one it has seen") long fencingToken,
         @Schema(description = "the claim ends then unless a heartbeat extends it") Instant leaseUntil,
+        @Schema(description = "how far each heartbeat extends the lease (taskfence.worker.lease): send one at a "
+                + "third of it") long leaseMillis,
         @Schema(description = "the API key that submitted the task; null for none") String owner) {
 
-    static ClaimedTask of(Claim claim) {
+    static ClaimedTask of(Claim claim, Duration lease) {
         return new ClaimedTask(ClaimId.of(claim).toString(), claim.taskId(), claim.type(), claim.payload(),
-                claim.attempt(), claim.fencingToken(), claim.leaseUntil(), claim.owner());
+                claim.attempt(), claim.fencingToken(), claim.leaseUntil(), lease.toMillis(), claim.owner());
     }
 }

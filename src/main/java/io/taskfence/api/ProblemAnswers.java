@@ -48,7 +48,9 @@ public final class ProblemAnswers implements OASFilter {
             Map.entry("submitTasks", Map.of(
                     "429", "the key's request rate is spent (Retry-After), or the tasks to store would take it past "
                             + "its quota; nothing was stored")),
-            Map.entry("getTask", Map.of("404", "no such task, or another key's")),
+            Map.entry("getTask", Map.of(
+                    "400", "wait is not a duration of at most 60s; `violations` name it",
+                    "404", "no such task, or another key's")),
             Map.entry("getTaskEvents", Map.of("404", "no such task, or another key's")),
             Map.entry("listTasks", Map.of("400", "a query parameter is not valid; `violations` name it")),
             Map.entry("cancelTask", Map.of(
@@ -77,7 +79,8 @@ public final class ProblemAnswers implements OASFilter {
                     "404", CLAIM_ANSWERS.get("404"),
                     "409", CLAIM_ANSWERS.get("409"),
                     "422", "the result cannot be stored (what a payload may not hold); the claim still holds")),
-            Map.entry("failClaim", CLAIM_ANSWERS));
+            Map.entry("failClaim", CLAIM_ANSWERS),
+            Map.entry("releaseClaim", CLAIM_ANSWERS));
 
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {

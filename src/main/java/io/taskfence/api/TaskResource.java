@@ -1,12 +1,14 @@
 package io.taskfence.api;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.event.Event;
@@ -32,6 +34,9 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.common.annotation.Blocking;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.RequestRates;
 import io.taskfence.api.auth.KeyRules;
@@ -46,6 +51,7 @@ import io.taskfence.task.TaskField;
 import io.taskfence.task.TaskHistory;
 import io.taskfence.task.TaskPage;
 import io.taskfence.task.TaskQueries;
+import io.taskfence.task.TaskScope;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.submit.GroupedSubmissions;
@@ -82,10 +88,12 @@ public class TaskResource {
     private final TaskHistory history;
     private final SecurityIdentity identity;
     private final RequestRates rates;
+    private final TaskEndWaits ends;
 
     TaskResource(Submissions batches, GroupedSubmissions submissions, OperatorControls controls, Retries retries,
             TaskQueries queries, SubmissionChecks checks, Event<TasksBecameDue> due, Event<TaskCancelled> cancels, TaskHistory history,
-            SecurityIdentity identity, RequestRates rates) {
+            SecurityIdentity identity, RequestRates rates, TaskEndWaits ends) {
+        this.ends = ends;
         this.batches = batches;
         this.submissions = submissions;
         this.controls = controls;
@@ -172,13 +180,43 @@ public class TaskResource {
         return BatchAnswer.of(List.of(items));
     }
 
+    /**
+     * One task; with {@code wait}, answered once the task has ended (SUCCEEDED, DEAD or CANCELLED) or the wait is
+     * over, whichever comes first, without a thread waiting meanwhile (DESIGN.md, "REST API", "Waiting for a result").
+     */
     @GET
     @Path("/{id}")
+    @Blocking // the task is read from PostgreSQL on a worker thread; a wait holds none
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
-    @Operation(operationId = "getTask", summary = "One task")
-    public Task get(@PathParam("id") String id) {
+    @Operation(operationId = "getTask", summary = "One task, or the task once it has ended if asked to wait")
+    public Uni<Task> get(@PathParam("id") String id, @QueryParam("wait") String wait) {
         UUID taskId = taskId(id);
-        return queries.find(taskId, caller().scope()).orElseThrow(() -> notFound(id));
+        TaskScope scope = caller().scope();
+        Duration waitFor = wait == null ? Duration.ZERO : LongPoll.parse(wait)
+                .orElseThrow(() -> Problems.invalid("query", "wait", LongPoll.RULE));
+        if (waitFor.isZero()) {
+            return Uni.createFrom().item(queries.find(taskId, scope).orElseThrow(() -> notFound(id)));
+        }
+        // Registered before the read: an end committed between the read and the wait still wakes it.
+        TaskEndWaits.Waiter waiter = ends.waitFor(taskId);
+        Task now;
+        try {
+            now = queries.find(taskId, scope).orElseThrow(() -> notFound(id));
+        } catch (RuntimeException e) {
+            ends.forget(waiter);
+            throw e;
+        }
+        if (now.status().ended()) {
+            ends.forget(waiter);
+            return Uni.createFrom().item(now);
+        }
+        return Uni.createFrom().completionStage(waiter.woken().completeOnTimeout(null, waitFor.toMillis(), TimeUnit.MILLISECONDS))
+                .emitOn(Infrastructure.getDefaultWorkerPool())
+                .map(woken -> {
+                    ends.forget(waiter);
+                    return queries.find(taskId, scope).orElseThrow(() -> notFound(id));
+                })
+                .onCancellation().invoke(() -> ends.forget(waiter));
     }
 
     /**

@@ -265,6 +265,19 @@ public class RemoteClaims {
         return status;
     }
 
+    /**
+     * Hands the claim's task back: PENDING and due now, the attempt not counted (a worker shutting down before it
+     * could finish). DEAD instead if its deadline has passed.
+     *
+     * @return the status the task went to
+     * @throws ClaimSupersededException if the claim no longer holds its task: nothing was written
+     */
+    public TaskStatus release(ClaimId claim) {
+        TaskStatus status = transitions.later(claim.claim(), Duration.ZERO).orElseThrow(() -> superseded(claim));
+        ended();
+        return status;
+    }
+
     private void ended() {
         if (endingMakesRoom) {
             due.fire(new TasksBecameDue());

@@ -164,6 +164,50 @@ class RemoteWorkersTest {
     }
 
     @Test
+    void aReadThatWaitsIsAnsweredWhenTheTaskEndsOrWhenItsWaitIsOver() throws Exception {
+        UUID id = submit("archive", "{\"waited\":true}");
+        CompletableFuture<JsonPath> waiting = CompletableFuture.supplyAsync(() -> given().auth()
+                .oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + id + "?wait=30s").then().statusCode(200)
+                .extract().jsonPath());
+        JsonPath claim = claimOne("archive");
+        assertEquals(id.toString(), claim.getString("taskId"));
+        // Not ended yet: a short wait answers the task as it is when the wait is over.
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + id + "?wait=200ms").then()
+                .statusCode(200).body("status", is("PROCESSING"));
+        assertTrue(!waiting.isDone(), "the waiting read answered before the task ended: " + waiting.getNow(null));
+        complete(claim.getString("claimId"), "{\"archived\":1}");
+        JsonPath answer = waiting.get();
+        assertEquals("SUCCEEDED", answer.getString("status"));
+        assertEquals(1, answer.getInt("result.archived"));
+
+        UUID cancelled = submit("archive", "{\"waited\":\"cancel\"}");
+        CompletableFuture<JsonPath> cancelWait = CompletableFuture.supplyAsync(() -> given().auth()
+                .oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + cancelled + "?wait=30s").then()
+                .statusCode(200).extract().jsonPath());
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + cancelled + "/cancel").then()
+                .statusCode(200);
+        assertEquals("CANCELLED", cancelWait.get().getString("status"));
+
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + id + "?wait=90s").then()
+                .statusCode(400).contentType("application/problem+json").body("violations[0].field", is("wait"));
+        given().auth().oauth2(ApiKeysForTests.OTHER_SUBMIT_KEY).get("/api/v1/tasks/" + id + "?wait=1s").then()
+                .statusCode(404);
+    }
+
+    @Test
+    void aReleasedTaskIsClaimedAgainWithoutUsingAnAttempt() {
+        UUID id = submit("ocr", "{\"released\":true}");
+        String first = claimOne("ocr").getString("claimId");
+        worker().post("/api/v1/claims/" + first + "/release").then().statusCode(200).body("status", is("PENDING"));
+        worker().post("/api/v1/claims/" + first + "/release").then().statusCode(409);
+        JsonPath again = claimOne("ocr");
+        assertEquals(id.toString(), again.getString("taskId"));
+        assertEquals(1, again.getInt("attempt"), "a release gives its attempt back");
+        assertEquals(2L, again.getLong("fencingToken"), "but the token goes on");
+        complete(again.getString("claimId"));
+    }
+
+    @Test
     void onlyAWorkerKeyClaimsAndOnlyTheRemoteTypesItNames() {
         given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
                 .body("{\"types\":[\"resize\"]}").post("/api/v1/claims").then().statusCode(403);

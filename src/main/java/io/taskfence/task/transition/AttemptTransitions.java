@@ -21,11 +21,13 @@ import java.util.Set;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.TaskRows;
 import io.taskfence.task.TaskStatus;
+import io.taskfence.task.TasksEnded;
 import io.taskfence.types.TypeLimits;
 
 /**
@@ -56,8 +58,11 @@ public class AttemptTransitions {
     private final TaskRows rows;
     private final TransitionMeters meters;
     private final TypeLimits limits;
+    private final Event<TasksEnded> ended;
 
-    AttemptTransitions(TaskDatabase database, TaskRows rows, TransitionMeters meters, TypeLimits limits) {
+    AttemptTransitions(TaskDatabase database, TaskRows rows, TransitionMeters meters, TypeLimits limits,
+            Event<TasksEnded> ended) {
+        this.ended = ended;
         this.database = database;
         this.rows = rows;
         this.meters = meters;
@@ -156,6 +161,7 @@ public class AttemptTransitions {
         List<Completion> ordered = done.stream().sorted(Comparator.comparing(completion -> completion.claim().taskId()))
                 .toList();
         List<TransitionMeters.Moved> moved = new ArrayList<>();
+        List<UUID> succeeded = new ArrayList<>();
         Set<String> completed = database.inConnection(connection -> {
             // The task leaves tasks_in_flight in the same statement (the happy path's bookkeeping, DESIGN.md, "Storage").
             try (PreparedStatement complete = connection.prepareStatement("with succeeded as (update tasks "
@@ -164,7 +170,7 @@ public class AttemptTransitions {
                     + "where tasks.id = done.id and tasks.status = 'PROCESSING' and tasks.attempt = done.attempt "
                     + "and tasks.worker = done.worker returning tasks.id, tasks.worker, tasks.type), "
                     + "landed as (delete from tasks_in_flight where task_id = any(array(select id from succeeded))) "
-                    + "select worker, type from succeeded")) {
+                    + "select worker, type, id from succeeded")) {
                 complete.setArray(1, connection.createArrayOf("uuid",
                         ordered.stream().map(completion -> completion.claim().taskId()).toArray()));
                 complete.setArray(2, connection.createArrayOf("int4",
@@ -178,12 +184,16 @@ public class AttemptTransitions {
                     while (row.next()) {
                         claimIds.add(row.getString(1));
                         moved.add(new TransitionMeters.Moved(TaskStatus.SUCCEEDED, row.getString(2)));
+                        succeeded.add(row.getObject(3, UUID.class));
                     }
                 }
                 return claimIds;
             }
         });
         meters.moved(moved);
+        if (!succeeded.isEmpty()) {
+            ended.fire(new TasksEnded(succeeded));
+        }
         return completed;
     }
 
@@ -208,7 +218,7 @@ public class AttemptTransitions {
 
     /** The failure's update, its {@code runAt} expression bound to {@code runAtValues}. */
     private Optional<TaskStatus> failed(Claim claim, String error, boolean permanent, String runAt, long... runAtValues) {
-        return counted(database.inConnection(connection -> {
+        return counted(claim, database.inConnection(connection -> {
             try (PreparedStatement fail = connection.prepareStatement("update tasks set status = case when ? or "
                     + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + runAt + ", last_error = ?, "
                     + "lease_until = null, updated_at = now() where " + CURRENT_CLAIM + " returning status, type")) {
@@ -231,7 +241,7 @@ public class AttemptTransitions {
      * @return the status the task went to, or empty if the claim is no longer the task's current one
      */
     public Optional<TaskStatus> later(Claim claim, Duration delay) {
-        return counted(database.inConnection(connection -> {
+        return counted(claim, database.inConnection(connection -> {
             try (PreparedStatement later = connection.prepareStatement("update tasks set status = case when "
                     + "deadline is not null and deadline < now() + ? * interval '1 millisecond' then 'DEAD' "
                     + "else 'PENDING' end, last_error = case when deadline is not null and deadline < now() + ? "
@@ -247,9 +257,16 @@ public class AttemptTransitions {
         }));
     }
 
-    /** Counts the move a single-task statement made, if it made one; the claim's type comes from the row. */
-    private Optional<TaskStatus> counted(List<TransitionMeters.Moved> moved) {
+    /**
+     * Counts the move a single-task statement made on the claim's task, if it made one (the type comes from the row),
+     * and tells of its end if it ended there.
+     */
+    private Optional<TaskStatus> counted(Claim claim, List<TransitionMeters.Moved> moved) {
         meters.moved(moved);
-        return moved.stream().findFirst().map(TransitionMeters.Moved::to);
+        Optional<TaskStatus> to = moved.stream().findFirst().map(TransitionMeters.Moved::to);
+        if (to.filter(TaskStatus.DEAD::equals).isPresent()) {
+            ended.fire(new TasksEnded(List.of(claim.taskId())));
+        }
+        return to;
     }
 }

@@ -5,16 +5,21 @@ import static io.taskfence.task.transition.TransitionSql.EXHAUSTED;
 import static io.taskfence.task.transition.TransitionSql.movedRows;
 
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.store.TaskDatabase;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.task.TasksEnded;
 
 /**
  * The recovery job's transitions, each one fenced statement: a task whose queue message was lost goes back to
@@ -25,10 +30,12 @@ public class LeaseRecovery {
 
     private final TaskDatabase database;
     private final TransitionMeters meters;
+    private final Event<TasksEnded> ended;
 
-    LeaseRecovery(TaskDatabase database, TransitionMeters meters) {
+    LeaseRecovery(TaskDatabase database, TransitionMeters meters, Event<TasksEnded> ended) {
         this.database = database;
         this.meters = meters;
+        this.ended = ended;
     }
 
     /**
@@ -67,7 +74,9 @@ public class LeaseRecovery {
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     public int failExpiredLeases(FenceToken fence, Duration backoffBase, Duration backoffCap) {
-        List<TransitionMeters.Moved> recovered = database.fenced(fence, connection -> {
+        record Recovered(TaskStatus to, String type, UUID id) {
+        }
+        List<Recovered> recovered = database.fenced(fence, connection -> {
             try (PreparedStatement recover = connection.prepareStatement("with expired as (select id from tasks "
                     + "join tasks_in_flight on task_id = id where status = 'PROCESSING' and lease_until < now() "
                     + "order by id for update of tasks skip locked) "
@@ -76,13 +85,24 @@ public class LeaseRecovery {
                     // The claim id names the pod; the error is the tenant's to read, the event's worker the operators'.
                     + "last_error = 'processing lease expired: its worker stopped before finishing', "
                     + "lease_until = null, updated_at = now() where id = any(array(select id from expired)) "
-                    + "and status = 'PROCESSING' and lease_until < now() returning status, type")) {
+                    + "and status = 'PROCESSING' and lease_until < now() returning status, type, id")) {
                 recover.setLong(1, backoffCap.toMillis());
                 recover.setLong(2, backoffBase.toMillis());
-                return movedRows(recover);
+                try (ResultSet row = recover.executeQuery()) {
+                    List<Recovered> rows = new ArrayList<>();
+                    while (row.next()) {
+                        rows.add(new Recovered(TaskStatus.valueOf(row.getString(1)), row.getString(2),
+                                row.getObject(3, UUID.class)));
+                    }
+                    return rows;
+                }
             }
         });
-        meters.moved(recovered);
+        meters.moved(recovered.stream().map(row -> new TransitionMeters.Moved(row.to(), row.type())).toList());
+        List<UUID> dead = recovered.stream().filter(row -> row.to() == TaskStatus.DEAD).map(Recovered::id).toList();
+        if (!dead.isEmpty()) {
+            ended.fire(new TasksEnded(dead));
+        }
         return recovered.size();
     }
 }

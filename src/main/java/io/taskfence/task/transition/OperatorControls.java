@@ -2,16 +2,19 @@ package io.taskfence.task.transition;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskRows;
 import io.taskfence.task.TaskScope;
 import io.taskfence.task.TaskStatus;
+import io.taskfence.task.TasksEnded;
 
 /**
  * What a client or operator may do to a task it can see: cancel it while unfinished. (Retry, which submits a task
@@ -23,8 +26,10 @@ public class OperatorControls {
     private final TaskDatabase database;
     private final TaskRows rows;
     private final TransitionMeters meters;
+    private final Event<TasksEnded> ended;
 
-    OperatorControls(TaskDatabase database, TaskRows rows, TransitionMeters meters) {
+    OperatorControls(TaskDatabase database, TaskRows rows, TransitionMeters meters, Event<TasksEnded> ended) {
+        this.ended = ended;
         this.database = database;
         this.rows = rows;
         this.meters = meters;
@@ -66,7 +71,10 @@ public class OperatorControls {
 
     /** Counts a single-row transition that won (its statement has committed: auto-commit). */
     private Optional<Task> counted(Optional<Task> moved) {
-        moved.ifPresent(task -> meters.moved(task.status(), task.type()));
+        moved.ifPresent(task -> {
+            meters.moved(task.status(), task.type());
+            ended.fire(new TasksEnded(List.of(task.id())));
+        });
         return moved;
     }
 }

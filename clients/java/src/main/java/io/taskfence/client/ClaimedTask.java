@@ -1,0 +1,14 @@
+package io.taskfence.client;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * A task claimed for this worker, as {@code POST /api/v1/claims} answers it.
+ *
+ * @param fencingToken one more than the task's claim before this one: send it with every write to a store of your
+ *        own, which refuses a token lower than one it has seen
+ * @param leaseMillis how far each heartbeat extends the lease; the worker heartbeats at a third of it
+ */
+public record ClaimedTask(String claimId, String taskId, String type, ObjectNode payload, int attempt,
+        long fencingToken, String leaseUntil, long leaseMillis, String owner) {
+}

@@ -1,0 +1,212 @@
+package io.taskfence.client;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Calls Taskfence's REST API (docs/DESIGN.md, "REST API" and "Remote workers") with one API key. It may name several
+ * replicas: a call that cannot reach one, or that it answers with a 5xx, moves the client on to the next for its
+ * following calls. Thread-safe.
+ */
+public final class TaskfenceClient {
+
+    private static final Set<String> TERMINAL = Set.of("SUCCEEDED", "DEAD", "CANCELLED");
+    /** Fields a newer service adds are ignored. */
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    private final List<URI> urls;
+    private final String key;
+    private final Duration timeout;
+    private final HttpClient http;
+    private final AtomicInteger next = new AtomicInteger();
+
+    /**
+     * @param urls the service's replicas, e.g. {@code http://localhost:8080}
+     * @param key an API key's secret; null with authentication off
+     * @param timeout how long one call may take (a claim's wait comes on top)
+     */
+    public TaskfenceClient(List<URI> urls, String key, Duration timeout) {
+        if (urls.isEmpty()) {
+            throw new IllegalArgumentException("no URL of the service");
+        }
+        this.urls = List.copyOf(urls);
+        this.key = key;
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+    }
+
+    /** A client of the replicas named in {@code urls}, separated by commas. */
+    public static TaskfenceClient of(String urls, String key) {
+        List<URI> parsed = new ArrayList<>();
+        for (String url : urls.split(",")) {
+            if (!url.isBlank()) {
+                parsed.add(URI.create(url.strip().replaceAll("/+$", "")));
+            }
+        }
+        return new TaskfenceClient(parsed, key, Duration.ofSeconds(30));
+    }
+
+    // Tasks
+
+    /** Submits a task of {@code type}; answers the task as stored. */
+    public JsonNode submit(String type, Object payload) {
+        return call("POST", "/api/v1/tasks", Map.of("type", type, "payload", payload), timeout);
+    }
+
+    public JsonNode get(String taskId) {
+        return call("GET", "/api/v1/tasks/" + encode(taskId), null, timeout);
+    }
+
+    /** The task once it has ended, or when {@code wait} (at most a minute) is over, whichever comes first. */
+    public JsonNode get(String taskId, Duration wait) {
+        Duration bounded = wait.compareTo(Duration.ofMinutes(1)) > 0 ? Duration.ofMinutes(1) : wait;
+        return call("GET", "/api/v1/tasks/" + encode(taskId) + "?wait=" + Math.max(1, bounded.toMillis()) + "ms", null,
+                timeout.plus(bounded));
+    }
+
+    /** Submits a task and answers it once it has ended (SUCCEEDED, DEAD or CANCELLED). */
+    public JsonNode submitAndWait(String type, Object payload, Duration atMost) throws InterruptedException {
+        return waitFor(submit(type, payload).get("id").asText(), atMost);
+    }
+
+    /**
+     * The task once it has ended. Each read waits on the service for the end ({@code GET ?wait=}), which answers as
+     * soon as the task ends, on whichever replica.
+     *
+     * @throws IllegalStateException if it has not within {@code atMost}
+     */
+    public JsonNode waitFor(String taskId, Duration atMost) throws InterruptedException {
+        long end = System.nanoTime() + atMost.toNanos();
+        while (true) {
+            long left = end - System.nanoTime();
+            JsonNode task = left > 0 ? get(taskId, Duration.ofNanos(left)) : get(taskId);
+            if (TERMINAL.contains(task.get("status").asText())) {
+                return task;
+            }
+            if (System.nanoTime() - end >= 0) {
+                throw new IllegalStateException("task " + taskId + " is " + task.get("status").asText() + " after " + atMost);
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+    }
+
+    // The worker API
+
+    /** Up to {@code max} tasks of {@code types}, claimed for {@code worker}; waits up to {@code wait} for a first one. */
+    public List<ClaimedTask> claim(List<String> types, int max, Duration wait, String worker) {
+        ObjectNode body = JSON.createObjectNode();
+        body.putPOJO("types", types);
+        body.put("max", max);
+        body.put("wait", wait.toMillis() + "ms");
+        if (worker != null) {
+            body.put("worker", worker);
+        }
+        List<ClaimedTask> claimed = new ArrayList<>();
+        for (JsonNode claim : call("POST", "/api/v1/claims", body, timeout.plus(wait)).get("claims")) {
+            claimed.add(JSON.convertValue(claim, ClaimedTask.class));
+        }
+        return claimed;
+    }
+
+    /** Extends the claim's lease; answers its new end. */
+    public String heartbeat(String claimId) {
+        return call("POST", claimPath(claimId, "heartbeat"), null, timeout).get("leaseUntil").asText();
+    }
+
+    /** Ends the claim with the task's result. */
+    public void complete(String claimId, Object result) {
+        ObjectNode body = JSON.createObjectNode();
+        body.set("result", JSON.valueToTree(result));
+        call("POST", claimPath(claimId, "complete"), body, timeout);
+    }
+
+    /** Ends the claim with a failure; answers FAILED (retried) or DEAD. */
+    public String fail(String claimId, String error, boolean retryable, Duration retryAfter) {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("error", error == null || error.isEmpty() ? "failed" : error.substring(0, Math.min(error.length(), 10_000)));
+        body.put("retryable", retryable);
+        if (retryAfter != null) {
+            body.put("retryAfter", retryAfter.toMillis() + "ms");
+        }
+        return call("POST", claimPath(claimId, "fail"), body, timeout).get("status").asText();
+    }
+
+    /** Hands the task back unfinished, its attempt not counted; answers PENDING (or DEAD past its deadline). */
+    public String release(String claimId) {
+        return call("POST", claimPath(claimId, "release"), null, timeout).get("status").asText();
+    }
+
+    private static String claimPath(String claimId, String action) {
+        return "/api/v1/claims/" + encode(claimId) + "/" + action;
+    }
+
+    private static String encode(String segment) {
+        return URLEncoder.encode(segment, StandardCharsets.UTF_8);
+    }
+
+    private JsonNode call(String method, String path, Object body, Duration within) {
+        URI base = urls.get(Math.floorMod(next.get(), urls.size()));
+        int used = next.get();
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(within)
+                .header("Accept", "application/json");
+        if (key != null) {
+            request.header("Authorization", "Bearer " + key);
+        }
+        try {
+            request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
+            if (body != null) {
+                request.header("Content-Type", "application/json");
+            }
+            HttpResponse<byte[]> answer = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            JsonNode json = answer.body().length == 0 ? JSON.createObjectNode() : readOrText(answer.body());
+            int status = answer.statusCode();
+            if (status < 300) {
+                return json;
+            }
+            if (status == 409 && path.startsWith("/api/v1/claims/")) {
+                throw new ClaimSupersededException(status, json);
+            }
+            if (status >= 500) {
+                next.compareAndSet(used, used + 1);
+                throw new ServiceUnavailableException(status, json);
+            }
+            throw new TaskfenceException(status, json);
+        } catch (IOException unreachable) {
+            next.compareAndSet(used, used + 1);
+            throw new ServiceUnavailableException(0, JSON.createObjectNode().put("title", "Unreachable")
+                    .put("detail", base + ": " + unreachable));
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new ServiceUnavailableException(0, JSON.createObjectNode().put("title", "Interrupted")
+                    .put("detail", "the call to " + base + " was interrupted"));
+        }
+    }
+
+    private static JsonNode readOrText(byte[] body) {
+        try {
+            return JSON.readTree(body);
+        } catch (IOException notJson) {
+            return JSON.createObjectNode().put("detail", new String(body, StandardCharsets.UTF_8));
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package io.taskfence.client;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * A worker loop for remote task types (docs/DESIGN.md, "Remote workers"): claims as many tasks as it has free slots,
+ * runs each handler on a thread of its own with a heartbeat every third of the lease, and ends each claim with the
+ * handler's result or failure. Once a claim no longer holds its task (a heartbeat or the end answered 409: the task
+ * was cancelled, or this worker stalled past its lease and another took it over) the handler's thread is interrupted
+ * and nothing more is written for it. {@link #stop} (and, with {@link #stopOnShutdown}, SIGTERM) stops the claiming,
+ * gives running handlers the drain time, then hands back the claims of those still running. While the service cannot
+ * be reached it backs off, up to 30 seconds.
+ */
+public final class Worker {
+
+    private static final Logger LOG = System.getLogger(Worker.class.getName());
+    private static final Duration LONGEST_BACKOFF = Duration.ofSeconds(30);
+
+    private final TaskfenceClient client;
+    private final List<String> types;
+    private final TaskHandler handler;
+    private final int concurrency;
+    private final Duration wait;
+    private final String name;
+    private final Duration drainTimeout;
+    private final Semaphore slots;
+    private final Set<Job> running = ConcurrentHashMap.newKeySet();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean stopping;
+
+    public Worker(TaskfenceClient client, List<String> types, TaskHandler handler, int concurrency, Duration wait,
+            String name, Duration drainTimeout) {
+        this.client = client;
+        this.types = List.copyOf(types);
+        this.handler = handler;
+        this.concurrency = concurrency;
+        this.wait = wait;
+        this.name = name;
+        this.drainTimeout = drainTimeout;
+        this.slots = new Semaphore(concurrency);
+    }
+
+    /** Makes SIGTERM (any JVM shutdown) stop the worker and wait for its drain before the JVM exits. */
+    public Worker stopOnShutdown() {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stop();
+            try {
+                stopped.await(drainTimeout.plus(wait).plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "taskfence-worker-shutdown"));
+        return this;
+    }
+
+    /** Stops claiming; {@link #run} then drains and returns. */
+    public void stop() {
+        stopping = true;
+    }
+
+    /** Claims and runs tasks until {@link #stop}; then drains, hands back what still runs, and returns. */
+    public void run() throws InterruptedException {
+        ExecutorService handlers = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().name("taskfence-job-", 0).factory());
+        ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("taskfence-heartbeat").daemon().factory());
+        try {
+            int failures = 0;
+            while (!stopping) {
+                if (!slots.tryAcquire(500, TimeUnit.MILLISECONDS)) {
+                    continue;
+                }
+                int free = 1 + slots.drainPermits();
+                List<ClaimedTask> claimed;
+                try {
+                    claimed = client.claim(types, free, wait, name);
+                    failures = 0;
+                } catch (ServiceUnavailableException unreachable) {
+                    slots.release(free);
+                    long pause = Math.min(LONGEST_BACKOFF.toMillis(), 500L << Math.min(failures++, 10));
+                    pause = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
+                    LOG.log(Level.WARNING, "claiming failed ({0}); trying again in {1} ms", unreachable.getMessage(), pause);
+                    sleepUnlessStopping(pause);
+                    continue;
+                } catch (RuntimeException refused) {
+                    slots.release(free);
+                    throw refused; // a refused claim (key, types) is a configuration error: no retry mends it
+                }
+                slots.release(free - claimed.size());
+                for (ClaimedTask task : claimed) {
+                    Job job = new Job(task);
+                    if (stopping) {
+                        handBack(job); // claimed while stopping: another worker takes it
+                        slots.release();
+                        continue;
+                    }
+                    running.add(job);
+                    handlers.execute(() -> runOne(job, heartbeats));
+                }
+            }
+            drain();
+        } finally {
+            handlers.shutdownNow();
+            heartbeats.shutdownNow();
+            stopped.countDown();
+        }
+    }
+
+    private void runOne(Job job, ScheduledExecutorService heartbeats) {
+        job.runOn(Thread.currentThread());
+        long every = Math.max(50, job.task().leaseMillis() / 3);
+        ScheduledFuture<?> beat = heartbeats.scheduleWithFixedDelay(new Heartbeat(job, System.nanoTime()), every, every,
+                TimeUnit.MILLISECONDS);
+        try {
+            Object result;
+            try {
+                result = handler.handle(job);
+            } catch (PermanentFailure permanent) {
+                end(job, () -> client.fail(job.task().claimId(), permanent.getMessage(), false, null));
+                return;
+            } catch (Exception failure) {
+                if (!job.superseded()) {
+                    end(job, () -> client.fail(job.task().claimId(), failure.toString(), true, null));
+                }
+                return;
+            }
+            end(job, () -> {
+                client.complete(job.task().claimId(), result);
+                return null;
+            });
+        } finally {
+            beat.cancel(false);
+            running.remove(job);
+            slots.release();
+        }
+    }
+
+    /** Writes the job's end unless its claim was superseded; tried again while the service cannot be reached. */
+    private void end(Job job, Supplier<?> write) {
+        long pauseMillis = 200;
+        while (!job.superseded()) {
+            try {
+                write.get();
+                return;
+            } catch (ClaimSupersededException superseded) {
+                job.supersede();
+                LOG.log(Level.INFO, "task {0}: {1}; its outcome is dropped", job.task().taskId(),
+                        superseded.problem().path("detail").asText());
+            } catch (ServiceUnavailableException unreachable) {
+                LOG.log(Level.WARNING, "task {0}: writing its end failed ({1}); trying again", job.task().taskId(),
+                        unreachable.getMessage());
+                try {
+                    Thread.sleep(pauseMillis);
+                } catch (InterruptedException interrupted) {
+                    return; // superseded meanwhile
+                }
+                pauseMillis = Math.min(pauseMillis * 2, 5_000);
+            }
+        }
+    }
+
+    /** One job's heartbeats: a 409, or the lease running out here unconfirmed, supersedes the job. */
+    private final class Heartbeat implements Runnable {
+        private final Job job;
+        private long confirmedNanos;
+
+        Heartbeat(Job job, long claimedNanos) {
+            this.job = job;
+            this.confirmedNanos = claimedNanos;
+        }
+
+        @Override
+        public void run() {
+            if (job.superseded()) {
+                return;
+            }
+            long sent = System.nanoTime();
+            try {
+                client.heartbeat(job.task().claimId());
+                confirmedNanos = sent;
+            } catch (ClaimSupersededException superseded) {
+                LOG.log(Level.INFO, "task {0}: {1}; stopping it", job.task().taskId(),
+                        superseded.problem().path("detail").asText());
+                job.supersede();
+            } catch (RuntimeException failed) {
+                LOG.log(Level.WARNING, "task {0}: heartbeat failed ({1})", job.task().taskId(), failed.getMessage());
+                if (System.nanoTime() - confirmedNanos > job.task().leaseMillis() * 900_000L) {
+                    LOG.log(Level.WARNING, "task {0}: its lease ran out here unconfirmed; stopping it", job.task().taskId());
+                    job.supersede();
+                }
+            }
+        }
+    }
+
+    private void drain() throws InterruptedException {
+        long end = System.nanoTime() + drainTimeout.toNanos();
+        while (!running.isEmpty() && System.nanoTime() - end < 0) {
+            Thread.sleep(50);
+        }
+        for (Job job : running) {
+            job.supersede(); // its outcome is not written: the task goes back for another worker
+            handBack(job);
+        }
+    }
+
+    private void handBack(Job job) {
+        try {
+            client.release(job.task().claimId());
+            LOG.log(Level.INFO, "task {0} handed back", job.task().taskId());
+        } catch (TaskfenceException failed) {
+            LOG.log(Level.WARNING, "task {0}: handing it back failed ({1}); it runs again once its lease has run out",
+                    job.task().taskId(), failed.getMessage());
+        }
+    }
+
+    private void sleepUnlessStopping(long millis) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (!stopping && System.nanoTime() - end < 0) {
+            Thread.sleep(Math.min(100, Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()))));
+        }
+    }
+}

@@ -1,0 +1,168 @@
+"""The HTTP calls of Taskfence's REST API (docs/DESIGN.md, "REST API" and "Remote workers")."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+TERMINAL = ("SUCCEEDED", "DEAD", "CANCELLED")
+
+
+class TaskfenceError(Exception):
+    """The service refused a request: `status` is the HTTP status, `problem` its problem+json body."""
+
+    def __init__(self, status: int, problem: Dict[str, Any]):
+        super().__init__(f"{status} {problem.get('title', '')}: {problem.get('detail', '')}".strip())
+        self.status = status
+        self.problem = problem
+
+
+class ClaimSuperseded(TaskfenceError):
+    """409 on a claim: it no longer holds its task (cancelled, finished, or taken over). Stop; write nothing more."""
+
+
+class Unavailable(TaskfenceError):
+    """The service could not be reached, or answered that it cannot serve now (5xx): try again later."""
+
+
+class Client:
+    """Calls the service at `url` with the API key `key` (None: authentication off).
+
+    `url` may name several replicas (a list, or one string separated by commas): a call that cannot reach one, or
+    that it answers with a 5xx, moves the client on to the next for its following calls.
+    """
+
+    def __init__(self, url: Union[str, Sequence[str]], key: Optional[str], timeout: float = 30.0):
+        urls = url.split(",") if isinstance(url, str) else list(url)
+        self.urls = [each.strip().rstrip("/") for each in urls if each.strip()]
+        if not self.urls:
+            raise ValueError("no URL of the service")
+        self._next = 0
+        self.key = key
+        self.timeout = timeout
+
+    @property
+    def url(self) -> str:
+        """The replica the next call goes to."""
+        return self.urls[self._next % len(self.urls)]
+
+    # Tasks
+
+    def submit(self, type: str, payload: Dict[str, Any], *, max_attempts: Optional[int] = None,
+               priority: Optional[int] = None, run_at: Optional[str] = None, deadline: Optional[str] = None,
+               concurrency_key: Optional[str] = None, idempotency_key: Optional[str] = None) -> Dict[str, Any]:
+        """Submits one task; answers the task (the one stored before, for a repeated idempotency key)."""
+        body: Dict[str, Any] = {"type": type, "payload": payload}
+        for name, value in (("maxAttempts", max_attempts), ("priority", priority), ("runAt", run_at),
+                            ("deadline", deadline), ("concurrencyKey", concurrency_key)):
+            if value is not None:
+                body[name] = value
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        return self._call("POST", "/api/v1/tasks", body, headers=headers)
+
+    def get(self, task_id: str, wait: Optional[float] = None) -> Dict[str, Any]:
+        """The task; with `wait` (seconds, at most 60), once it has ended or the wait is over, whichever is first."""
+        path = "/api/v1/tasks/" + urllib.parse.quote(task_id, safe="")
+        if not wait:
+            return self._call("GET", path)
+        return self._call("GET", f"{path}?wait={int(min(wait, 60) * 1000)}ms", timeout=min(wait, 60) + self.timeout)
+
+    def cancel(self, task_id: str) -> Dict[str, Any]:
+        """Cancels the task (its worker is told at its next heartbeat); answers it, CANCELLED."""
+        return self._call("POST", "/api/v1/tasks/" + urllib.parse.quote(task_id, safe="") + "/cancel")
+
+    def submit_and_wait(self, type: str, payload: Dict[str, Any], timeout: float = 60.0,
+                        **options: Any) -> Dict[str, Any]:
+        """Submits a task and answers it once it has ended (SUCCEEDED, DEAD or CANCELLED), or raises TimeoutError."""
+        task = self.submit(type, payload, **options)
+        return self.wait_for(task["id"], timeout)
+
+    def wait_for(self, task_id: str, timeout: float = 60.0) -> Dict[str, Any]:
+        """The task once it has ended; raises TimeoutError if it has not within `timeout` seconds. Each read waits on
+        the service for the end (GET ?wait=), which answers as soon as the task ends, on whichever replica."""
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            task = self.get(task_id, wait=max(0.001, min(left, 60.0)) if left > 0 else None)
+            if task["status"] in TERMINAL:
+                return task
+            if time.monotonic() >= end:
+                raise TimeoutError(f"task {task_id} is {task['status']} after {timeout} s")
+
+    # The worker API
+
+    def claim(self, types: Sequence[str], max: int = 1, wait: float = 20.0,
+              worker: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Up to `max` tasks of `types`, each claimed for this worker; waits up to `wait` seconds for a first one."""
+        body: Dict[str, Any] = {"types": list(types), "max": max, "wait": f"{int(wait * 1000)}ms"}
+        if worker:
+            body["worker"] = worker
+        return self._call("POST", "/api/v1/claims", body, timeout=wait + self.timeout)["claims"]
+
+    def heartbeat(self, claim_id: str) -> str:
+        """Extends the claim's lease; answers its new end. Raises ClaimSuperseded once it no longer holds."""
+        return self._call("POST", self._claim(claim_id, "heartbeat"))["leaseUntil"]
+
+    def complete(self, claim_id: str, result: Any = None) -> None:
+        """Ends the claim with the task's result (JSON). Raises ClaimSuperseded once it no longer holds."""
+        self._call("POST", self._claim(claim_id, "complete"), {"result": result})
+
+    def fail(self, claim_id: str, error: str, retryable: bool = True, retry_after: Optional[float] = None) -> str:
+        """Ends the claim with a failure; answers FAILED (retried) or DEAD. Raises ClaimSuperseded once it no longer holds."""
+        body: Dict[str, Any] = {"error": error[:10_000] or "failed", "retryable": retryable}
+        if retry_after is not None:
+            body["retryAfter"] = f"{int(retry_after * 1000)}ms"
+        return self._call("POST", self._claim(claim_id, "fail"), body)["status"]
+
+    def release(self, claim_id: str) -> str:
+        """Hands the task back unfinished, its attempt not counted (PENDING). Raises ClaimSuperseded once it no longer holds."""
+        return self._call("POST", self._claim(claim_id, "release"))["status"]
+
+    @staticmethod
+    def _claim(claim_id: str, action: str) -> str:
+        return "/api/v1/claims/" + urllib.parse.quote(claim_id, safe="") + "/" + action
+
+    def _call(self, method: str, path: str, body: Any = None, headers: Optional[Dict[str, str]] = None,
+              timeout: Optional[float] = None) -> Dict[str, Any]:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        base = self.url
+        request = urllib.request.Request(base + path, data=data, method=method)
+        request.add_header("Accept", "application/json")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if self.key:
+            request.add_header("Authorization", "Bearer " + self.key)
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        try:
+            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as answer:
+                text = answer.read()
+                return json.loads(text) if text else {}
+        except urllib.error.HTTPError as refused:
+            problem = _problem(refused)
+            if refused.code == 409 and path.startswith("/api/v1/claims/"):
+                raise ClaimSuperseded(refused.code, problem) from None
+            if refused.code >= 500:
+                self._move_on(base)
+                raise Unavailable(refused.code, problem) from None
+            raise TaskfenceError(refused.code, problem) from None
+        except (urllib.error.URLError, OSError) as unreachable:
+            self._move_on(base)
+            raise Unavailable(0, {"title": "Unreachable", "detail": f"{base}: {unreachable}"}) from None
+
+    def _move_on(self, failed: str) -> None:
+        """The next calls go to the next replica, unless another thread moved on from this one already."""
+        if self.url == failed:
+            self._next += 1
+
+
+def _problem(refused: urllib.error.HTTPError) -> Dict[str, Any]:
+    try:
+        problem = json.loads(refused.read() or b"{}")
+        return problem if isinstance(problem, dict) else {"detail": str(problem)}
+    except ValueError:
+        return {"detail": refused.reason}

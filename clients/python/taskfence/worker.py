@@ -1,0 +1,188 @@
+"""A worker loop for a remote type's tasks (docs/DESIGN.md, "Remote workers").
+
+It claims as many tasks as it has free slots, runs each in a thread of its own with a heartbeat on a timer, and
+ends each claim with the handler's result or failure. Once a claim no longer holds its task (a heartbeat or the end
+answered 409: the task was cancelled, or this worker stalled past its lease and another took the task over) the
+job's `superseded` event is set and nothing more is written for it: a handler that takes long should look at it.
+SIGTERM (or SIGINT) stops the claiming, gives running jobs `drain_timeout` seconds, then hands back the claims of
+those still running. While the service cannot be reached, it backs off, up to `max_backoff` seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import signal
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from .client import ClaimSuperseded, Client, TaskfenceError, Unavailable
+
+LOG = logging.getLogger("taskfence.worker")
+
+
+class PermanentError(Exception):
+    """Raised by a handler when no retry can succeed: the task is DEAD at once."""
+
+
+@dataclass
+class Job:
+    """One claimed task as a handler gets it."""
+
+    task_id: str
+    type: str
+    payload: Dict[str, Any]
+    attempt: int
+    fencing_token: int
+    """Send it with every write to a store of your own, which refuses a token lower than one it has seen."""
+    owner: Optional[str]
+    claim_id: str
+    superseded: threading.Event = field(default_factory=threading.Event)
+    """Set once the claim no longer holds its task: stop, and write nothing more for it."""
+
+
+class Worker:
+    """Runs `handler(job)` for tasks of `types`, `concurrency` at a time; its return value is the task's result."""
+
+    def __init__(self, client: Client, types: Sequence[str], handler: Callable[[Job], Any], *,
+                 concurrency: int = 4, wait: float = 20.0, name: Optional[str] = None,
+                 drain_timeout: float = 20.0, max_backoff: float = 30.0):
+        self.client = client
+        self.types = list(types)
+        self.handler = handler
+        self.concurrency = concurrency
+        self.wait = wait
+        self.name = name or f"{socket.gethostname()}.{os.getpid()}"[:64]
+        self.drain_timeout = drain_timeout
+        self.max_backoff = max_backoff
+        self._stopping = threading.Event()
+        self._slots = threading.Semaphore(concurrency)
+        self._running: Dict[str, Job] = {}
+        self._lock = threading.Lock()
+
+    def stop(self) -> None:
+        """Stops claiming; run() then drains and returns."""
+        self._stopping.set()
+
+    def run(self) -> None:
+        """Claims and runs tasks until stop() or SIGTERM/SIGINT; then drains and hands back what still runs."""
+        if threading.current_thread() is threading.main_thread():
+            for stop_signal in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(stop_signal, lambda number, frame: self.stop())
+        failures = 0
+        while not self._stopping.is_set():
+            if not self._slots.acquire(timeout=0.5):
+                continue
+            free = 1
+            while free < self.concurrency and self._slots.acquire(blocking=False):
+                free += 1
+            try:
+                claims = self.client.claim(self.types, max=free, wait=self.wait, worker=self.name)
+                failures = 0
+            except Unavailable as unreachable:
+                self._release_slots(free)
+                failures += 1
+                pause = min(self.max_backoff, 0.5 * 2 ** min(failures, 10)) * random.uniform(0.5, 1.0)
+                LOG.warning("claiming failed (%s); trying again in %.1f s", unreachable, pause)
+                self._stopping.wait(pause)
+                continue
+            except TaskfenceError:
+                self._release_slots(free)
+                raise  # a refused claim (key, types) is a configuration error: no retry mends it
+            self._release_slots(free - len(claims))
+            for claim in claims:
+                job = Job(claim["taskId"], claim["type"], claim.get("payload") or {}, claim["attempt"],
+                          claim["fencingToken"], claim.get("owner"), claim["claimId"])
+                if self._stopping.is_set():
+                    self._hand_back(job)  # claimed while stopping: another worker takes it
+                    self._slots.release()
+                    continue
+                with self._lock:
+                    self._running[job.claim_id] = job
+                threading.Thread(target=self._run_one, args=(job, claim.get("leaseMillis", 60_000) / 1000.0),
+                                 name=f"taskfence-{job.task_id}", daemon=True).start()
+        self._drain()
+
+    def _release_slots(self, count: int) -> None:
+        for _ in range(count):
+            self._slots.release()
+
+    def _run_one(self, job: Job, lease: float) -> None:
+        done = threading.Event()
+        beats = threading.Thread(target=self._heartbeats, args=(job, lease, done), daemon=True,
+                                 name=f"taskfence-heartbeat-{job.task_id}")
+        beats.start()
+        try:
+            try:
+                result = self.handler(job)
+            except PermanentError as permanent:
+                self._end(job, lambda: self.client.fail(job.claim_id, str(permanent) or "permanent failure", retryable=False))
+            except Exception as failure:  # any other failure is retried after the backoff
+                self._end(job, lambda: self.client.fail(job.claim_id, f"{type(failure).__name__}: {failure}"))
+            else:
+                self._end(job, lambda: self.client.complete(job.claim_id, result))
+        finally:
+            done.set()
+            with self._lock:
+                self._running.pop(job.claim_id, None)
+            self._slots.release()
+
+    def _end(self, job: Job, write: Callable[[], Any]) -> None:
+        """Writes the job's end unless its claim was superseded; retried while the service cannot be reached."""
+        pause = 0.2
+        while not job.superseded.is_set():
+            try:
+                write()
+                return
+            except ClaimSuperseded as superseded:
+                job.superseded.set()
+                LOG.info("task %s: %s; its outcome is dropped", job.task_id, superseded.problem.get("detail"))
+            except Unavailable as unreachable:
+                LOG.warning("task %s: writing its end failed (%s); trying again", job.task_id, unreachable)
+                time.sleep(pause)
+                pause = min(pause * 2, 5.0)
+
+    def _heartbeats(self, job: Job, lease: float, done: threading.Event) -> None:
+        """A heartbeat every third of the lease; a 409, or the lease running out here unconfirmed, supersedes the job."""
+        every = max(0.05, lease / 3)
+        confirmed = time.monotonic()
+        while not done.wait(every):
+            sent = time.monotonic()
+            try:
+                self.client.heartbeat(job.claim_id)
+                confirmed = sent
+            except ClaimSuperseded as superseded:
+                LOG.info("task %s: %s; stopping it", job.task_id, superseded.problem.get("detail"))
+                job.superseded.set()
+                return
+            except Unavailable as unreachable:
+                LOG.warning("task %s: heartbeat failed (%s)", job.task_id, unreachable)
+                if time.monotonic() - confirmed > lease * 0.9:
+                    LOG.warning("task %s: its lease ran out here unconfirmed; stopping it", job.task_id)
+                    job.superseded.set()
+                    return
+
+    def _drain(self) -> None:
+        end = time.monotonic() + self.drain_timeout
+        while time.monotonic() < end:
+            with self._lock:
+                if not self._running:
+                    return
+            time.sleep(0.05)
+        with self._lock:
+            left: List[Job] = list(self._running.values())
+        for job in left:
+            job.superseded.set()  # its outcome is not written: the task goes back for another worker
+            self._hand_back(job)
+
+    def _hand_back(self, job: Job) -> None:
+        try:
+            self.client.release(job.claim_id)
+            LOG.info("task %s handed back", job.task_id)
+        except TaskfenceError as failed:
+            LOG.warning("task %s: handing it back failed (%s); it runs again once its lease has run out",
+                        job.task_id, failed)
