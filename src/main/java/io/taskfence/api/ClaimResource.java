@@ -1,6 +1,5 @@
 package io.taskfence.api;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -115,16 +114,9 @@ public class ClaimResource {
     public ClaimAnswers.Ended complete(@PathParam("claimId") String claimId, @Valid ClaimAnswers.Result body) {
         ClaimId claim = held(claimId);
         JsonNode result = body == null ? null : body.result();
-        if (result != null && !result.isNull()) {
-            StorableJson.firstProblem(result, "result").ifPresent(problem -> {
-                throw Problems.unprocessable("result", "result must not contain " + problem);
-            });
-            int bytes = result.toString().getBytes(StandardCharsets.UTF_8).length;
-            if (bytes > StorableJson.MAX_RESULT_BYTES) {
-                throw Problems.about("result", Status.REQUEST_ENTITY_TOO_LARGE, "result is " + bytes
-                        + " bytes of JSON; at most " + StorableJson.MAX_RESULT_BYTES + " are kept");
-            }
-        }
+        StorableJson.resultProblem(result).ifPresent(problem -> {
+            throw Problems.unprocessable("result", "the result cannot be stored: " + problem);
+        });
         claims.complete(claim, result);
         return new ClaimAnswers.Ended(TaskStatus.SUCCEEDED);
     }

@@ -1,6 +1,7 @@
 package io.taskfence.task;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 
@@ -26,6 +27,23 @@ public final class StorableJson {
     public static final int MAX_DEPTH = 1000;
 
     private StorableJson() {
+    }
+
+    /**
+     * Why {@code result} cannot be stored as a task's result, if it cannot ("it contains ..." what a payload may not
+     * hold, {@link #firstProblem}, or "it is N bytes of JSON ..." over {@value #MAX_RESULT_BYTES}); empty if it can.
+     */
+    public static Optional<String> resultProblem(JsonNode result) {
+        if (result == null || result.isNull()) {
+            return Optional.empty();
+        }
+        Optional<String> problem = firstProblem(result, "result");
+        if (problem.isPresent()) {
+            return problem.map(what -> "it contains " + what);
+        }
+        int bytes = result.toString().getBytes(StandardCharsets.UTF_8).length;
+        return bytes <= MAX_RESULT_BYTES ? Optional.empty()
+                : Optional.of("it is " + bytes + " bytes of JSON; at most " + MAX_RESULT_BYTES + " are kept");
     }
 
     /**

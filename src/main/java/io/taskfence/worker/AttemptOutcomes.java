@@ -1,6 +1,5 @@
 package io.taskfence.worker;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -56,7 +55,7 @@ final class AttemptOutcomes {
     }
 
     private void succeeded(Claim claim, JsonNode result) {
-        Optional<String> unstorable = unstorable(result);
+        Optional<String> unstorable = StorableJson.resultProblem(result);
         if (unstorable.isPresent()) {
             // Run again, the handler would most likely answer the same: the task ends here, with the reason.
             String error = "the handler succeeded, but its result cannot be stored: " + unstorable.get();
@@ -72,23 +71,6 @@ final class AttemptOutcomes {
                         claim.attempt());
             }
         }));
-    }
-
-    /**
-     * Why a handler's result cannot be written to the task's row, if it cannot: what a payload may not hold
-     * ({@link StorableJson}), or more than {@link StorableJson#MAX_RESULT_BYTES}.
-     */
-    private static Optional<String> unstorable(JsonNode result) {
-        if (result == null) {
-            return Optional.empty();
-        }
-        Optional<String> problem = StorableJson.firstProblem(result, "result");
-        if (problem.isPresent()) {
-            return problem.map(what -> "it contains " + what);
-        }
-        int bytes = result.toString().getBytes(StandardCharsets.UTF_8).length;
-        return bytes <= StorableJson.MAX_RESULT_BYTES ? Optional.empty()
-                : Optional.of("it is " + bytes + " bytes of JSON; at most " + StorableJson.MAX_RESULT_BYTES + " are kept");
     }
 
     /** Runs {@code work} with the claim's task id and attempt in the calling thread's logging context (MDC). */
