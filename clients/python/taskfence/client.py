@@ -13,12 +13,14 @@ TERMINAL = ("SUCCEEDED", "DEAD", "CANCELLED")
 
 
 class TaskfenceError(Exception):
-    """The service refused a request: `status` is the HTTP status, `problem` its problem+json body."""
+    """The service refused a request: `status` is the HTTP status, `problem` its problem+json body, `retry_after`
+    the seconds its Retry-After header asked to wait (429, 503), if it sent one."""
 
-    def __init__(self, status: int, problem: Dict[str, Any]):
+    def __init__(self, status: int, problem: Dict[str, Any], retry_after: Optional[float] = None):
         super().__init__(f"{status} {problem.get('title', '')}: {problem.get('detail', '')}".strip())
         self.status = status
         self.problem = problem
+        self.retry_after = retry_after
 
 
 class ClaimSuperseded(TaskfenceError):
@@ -128,7 +130,8 @@ class Client:
 
     def _call(self, method: str, path: str, body: Any = None, headers: Optional[Dict[str, str]] = None,
               timeout: Optional[float] = None) -> Dict[str, Any]:
-        data = None if body is None else json.dumps(body).encode("utf-8")
+        # NaN and infinities are no JSON: refused here (ValueError), as any value json cannot write (TypeError).
+        data = None if body is None else json.dumps(body, allow_nan=False).encode("utf-8")
         base = self.url
         request = urllib.request.Request(base + path, data=data, method=method)
         request.add_header("Accept", "application/json")
@@ -144,12 +147,13 @@ class Client:
                 return json.loads(text) if text else {}
         except urllib.error.HTTPError as refused:
             problem = _problem(refused)
+            retry_after = _seconds(refused.headers.get("Retry-After"))
             if refused.code == 409 and path.startswith("/api/v1/claims/"):
                 raise ClaimSuperseded(refused.code, problem) from None
             if refused.code >= 500:
                 self._move_on(base)
-                raise Unavailable(refused.code, problem) from None
-            raise TaskfenceError(refused.code, problem) from None
+                raise Unavailable(refused.code, problem, retry_after) from None
+            raise TaskfenceError(refused.code, problem, retry_after) from None
         except (urllib.error.URLError, OSError) as unreachable:
             self._move_on(base)
             raise Unavailable(0, {"title": "Unreachable", "detail": f"{base}: {unreachable}"}) from None
@@ -166,3 +170,10 @@ def _problem(refused: urllib.error.HTTPError) -> Dict[str, Any]:
         return problem if isinstance(problem, dict) else {"detail": str(problem)}
     except ValueError:
         return {"detail": refused.reason}
+
+
+def _seconds(header: Optional[str]) -> Optional[float]:
+    try:
+        return float(header) if header else None
+    except ValueError:
+        return None

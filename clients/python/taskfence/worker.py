@@ -4,8 +4,10 @@ It claims as many tasks as it has free slots, runs each in a thread of its own w
 ends each claim with the handler's result or failure. Once a claim no longer holds its task (a heartbeat or the end
 answered 409: the task was cancelled, or this worker stalled past its lease and another took the task over) the
 job's `superseded` event is set and nothing more is written for it: a handler that takes long should look at it.
-SIGTERM (or SIGINT) stops the claiming, gives running jobs `drain_timeout` seconds, then hands back the claims of
-those still running. While the service cannot be reached, it backs off, up to `max_backoff` seconds.
+SIGTERM (or SIGINT) stops the claiming (after the claim under way, which waits up to `wait` seconds), gives running
+jobs `drain_timeout` seconds, then hands back the claims of those still running: with the defaults, within 25 s,
+below Kubernetes' default grace period. While the service cannot be reached (or answers 429) it backs off, up to
+`max_backoff` seconds. A result the service cannot store (no JSON, over 1 MiB) ends the task DEAD with the reason.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from .client import ClaimSuperseded, Client, TaskfenceError, Unavailable
 
 LOG = logging.getLogger("taskfence.worker")
+MOST_AT_ONCE = 100
+"""The most tasks one claim request may ask for."""
 
 
 class PermanentError(Exception):
@@ -49,8 +53,8 @@ class Worker:
     """Runs `handler(job)` for tasks of `types`, `concurrency` at a time; its return value is the task's result."""
 
     def __init__(self, client: Client, types: Sequence[str], handler: Callable[[Job], Any], *,
-                 concurrency: int = 4, wait: float = 20.0, name: Optional[str] = None,
-                 drain_timeout: float = 20.0, max_backoff: float = 30.0):
+                 concurrency: int = 4, wait: float = 10.0, name: Optional[str] = None,
+                 drain_timeout: float = 15.0, max_backoff: float = 30.0):
         self.client = client
         self.types = list(types)
         self.handler = handler
@@ -73,26 +77,34 @@ class Worker:
         if threading.current_thread() is threading.main_thread():
             for stop_signal in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(stop_signal, lambda number, frame: self.stop())
+        try:
+            self._claim_until_stopped()
+        finally:
+            self._drain()
+
+    def _claim_until_stopped(self) -> None:
         failures = 0
         while not self._stopping.is_set():
             if not self._slots.acquire(timeout=0.5):
                 continue
             free = 1
-            while free < self.concurrency and self._slots.acquire(blocking=False):
+            while free < min(self.concurrency, MOST_AT_ONCE) and self._slots.acquire(blocking=False):
                 free += 1
+            if self._stopping.is_set():
+                self._release_slots(free)
+                break
             try:
                 claims = self.client.claim(self.types, max=free, wait=self.wait, worker=self.name)
                 failures = 0
-            except Unavailable as unreachable:
+            except TaskfenceError as failed:
                 self._release_slots(free)
+                if not isinstance(failed, Unavailable) and failed.status != 429:
+                    raise  # a refused claim (key, types) is a configuration error: no retry mends it
                 failures += 1
-                pause = min(self.max_backoff, 0.5 * 2 ** min(failures, 10)) * random.uniform(0.5, 1.0)
-                LOG.warning("claiming failed (%s); trying again in %.1f s", unreachable, pause)
+                pause = failed.retry_after or min(self.max_backoff, 0.5 * 2 ** min(failures, 10)) * random.uniform(0.5, 1.0)
+                LOG.warning("claiming failed (%s); trying again in %.1f s", failed, pause)
                 self._stopping.wait(pause)
                 continue
-            except TaskfenceError:
-                self._release_slots(free)
-                raise  # a refused claim (key, types) is a configuration error: no retry mends it
             self._release_slots(free - len(claims))
             for claim in claims:
                 job = Job(claim["taskId"], claim["type"], claim.get("payload") or {}, claim["attempt"],
@@ -105,7 +117,6 @@ class Worker:
                     self._running[job.claim_id] = job
                 threading.Thread(target=self._run_one, args=(job, claim.get("leaseMillis", 60_000) / 1000.0),
                                  name=f"taskfence-{job.task_id}", daemon=True).start()
-        self._drain()
 
     def _release_slots(self, count: int) -> None:
         for _ in range(count):
@@ -124,12 +135,26 @@ class Worker:
             except Exception as failure:  # any other failure is retried after the backoff
                 self._end(job, lambda: self.client.fail(job.claim_id, f"{type(failure).__name__}: {failure}"))
             else:
-                self._end(job, lambda: self.client.complete(job.claim_id, result))
+                self._end(job, lambda: self._complete(job, result))
         finally:
             done.set()
             with self._lock:
                 self._running.pop(job.claim_id, None)
             self._slots.release()
+
+    def _complete(self, job: Job, result: Any) -> None:
+        """The job's success; a result the service cannot store ends the task DEAD, as running it again would
+        most likely give the same (and repeat its side effects)."""
+        try:
+            self.client.complete(job.claim_id, result)
+        except (TypeError, ValueError) as unwritable:  # no JSON value
+            self.client.fail(job.claim_id, f"the handler succeeded, but its result cannot be stored: {unwritable}",
+                             retryable=False)
+        except TaskfenceError as refused:
+            if isinstance(refused, (ClaimSuperseded, Unavailable)) or refused.status == 429:
+                raise
+            self.client.fail(job.claim_id, "the handler succeeded, but its result cannot be stored: "
+                             + str(refused.problem.get("detail", refused)), retryable=False)
 
     def _end(self, job: Job, write: Callable[[], Any]) -> None:
         """Writes the job's end unless its claim was superseded; retried while the service cannot be reached."""
@@ -141,9 +166,12 @@ class Worker:
             except ClaimSuperseded as superseded:
                 job.superseded.set()
                 LOG.info("task %s: %s; its outcome is dropped", job.task_id, superseded.problem.get("detail"))
-            except Unavailable as unreachable:
-                LOG.warning("task %s: writing its end failed (%s); trying again", job.task_id, unreachable)
-                time.sleep(pause)
+            except TaskfenceError as failed:
+                if not isinstance(failed, Unavailable) and failed.status != 429:
+                    LOG.error("task %s: the service refused its end (%s); its lease will run out", job.task_id, failed)
+                    return
+                LOG.warning("task %s: writing its end failed (%s); trying again", job.task_id, failed)
+                time.sleep(failed.retry_after or pause)
                 pause = min(pause * 2, 5.0)
 
     def _heartbeats(self, job: Job, lease: float, done: threading.Event) -> None:
@@ -159,8 +187,12 @@ class Worker:
                 LOG.info("task %s: %s; stopping it", job.task_id, superseded.problem.get("detail"))
                 job.superseded.set()
                 return
-            except Unavailable as unreachable:
-                LOG.warning("task %s: heartbeat failed (%s)", job.task_id, unreachable)
+            except TaskfenceError as failed:
+                if failed.status == 404:  # the claim is not this key's (the key was changed): it cannot hold
+                    LOG.warning("task %s: %s; stopping it", job.task_id, failed)
+                    job.superseded.set()
+                    return
+                LOG.warning("task %s: heartbeat failed (%s)", job.task_id, failed)
                 if time.monotonic() - confirmed > lease * 0.9:
                     LOG.warning("task %s: its lease ran out here unconfirmed; stopping it", job.task_id)
                     job.superseded.set()

@@ -105,6 +105,9 @@ class Dispatcher {
             // Counted as if every entry were full: an upper bound of the tasks queued.
             int room = (int) Math.min(batchSize, maxQueueDepth - queue.depth() * tasksPerEntry);
             if (room < refillAt) {
+                if (!waiting && !pushed(held, remoteOnly(fence))) {
+                    return;
+                }
                 // Wait only while tasks are due. A due task stops being due only when this holder enqueues
                 // it (or a client cancels it), so one look when the wait starts is enough.
                 if (!waiting && !transitions.anyDue()) {
@@ -135,6 +138,17 @@ class Dispatcher {
                 return;
             }
         }
+    }
+
+    /**
+     * While the replicas' stream is full, one batch of remote types' tasks alone, so that a backlog of the service's
+     * own types does not hold back the remote ones: run once as each wait starts (the wait then looks at the one
+     * stream only, every 10 ms), so a remote type waits at most an interval behind a full stream.
+     */
+    private DispatchBatch.Batch remoteOnly(FenceToken fence) {
+        Map<String, Integer> room = remoteStreamRoom();
+        int free = (int) Math.min(batchSize, room.values().stream().mapToLong(Integer::longValue).sum());
+        return free == 0 ? DispatchBatch.Batch.NONE : transitions.enqueueRemoteDue(fence, free, room);
     }
 
     /** How many more tasks each remote type's stream may hold (its entries carry one task each). */

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -81,7 +82,8 @@ public class RemoteClaims {
     private final boolean endingMakesRoom;
     /** Taken-over messages are looked for at most this often (the lease they must have been idle for, a third). */
     private final Duration reclaimEvery;
-    private final AtomicLong nextReclaim = new AtomicLong(System.nanoTime());
+    /** When each type's stalled messages are next looked for, on this replica's clock. */
+    private final ConcurrentHashMap<String, Long> nextReclaim = new ConcurrentHashMap<>();
     /** Shifts where each request starts among its types, so that one type's backlog does not starve another's. */
     private final AtomicLong rotation = new AtomicLong();
     private final Executor blocking = Infrastructure.getDefaultWorkerPool();
@@ -130,33 +132,44 @@ public class RemoteClaims {
     public Uni<List<Claim>> claim(String claimer, List<String> types, int max, Duration wait) {
         Request request = new Request(claimer, List.copyOf(types), max, System.nanoTime() + wait.toNanos());
         CompletableFuture<List<Claim>> answer = new CompletableFuture<>();
-        look(request, answer);
+        look(request, answer, true);
         return Uni.createFrom().completionStage(answer).onCancellation().invoke(() -> answer.cancel(false));
     }
 
-    private void look(Request request, CompletableFuture<List<Claim>> answer) {
+    private void look(Request request, CompletableFuture<List<Claim>> answer, boolean first) {
         // Registered before the look: a push announced while it reads wakes it for another look.
         ClaimWaits.Waiter waiter = waits.register(Set.copyOf(request.types()));
         try {
-            blocking.execute(() -> lookNow(request, answer, waiter));
+            blocking.execute(() -> lookNow(request, answer, waiter, first));
         } catch (RejectedExecutionException stopped) {
             waits.unregister(waiter);
             answer.complete(List.of());
         }
     }
 
-    private void lookNow(Request request, CompletableFuture<List<Claim>> answer, ClaimWaits.Waiter waiter) {
+    private void lookNow(Request request, CompletableFuture<List<Claim>> answer, ClaimWaits.Waiter waiter,
+            boolean first) {
         if (answer.isDone()) { // the client went away
             waits.unregister(waiter);
+            return;
+        }
+        if (stopping) {
+            waits.unregister(waiter);
+            answer.complete(List.of());
             return;
         }
         List<Claim> taken;
         try {
             taken = take(request);
         } catch (RuntimeException e) {
-            waits.unregister(waiter);
-            answer.completeExceptionally(e);
-            return;
+            if (first) { // the worker learns at once that Redis or PostgreSQL fails (503), and backs off
+                waits.unregister(waiter);
+                answer.completeExceptionally(e);
+                return;
+            }
+            // A look again failed (the servers, or a flood of woken waiters): wait on, as if it had found nothing.
+            LOG.debugf("a waiting claim's look failed: %s", e.getMessage());
+            taken = List.of();
         }
         long left = request.deadlineNanos() - System.nanoTime();
         if (!taken.isEmpty() || left <= 0 || stopping) {
@@ -169,7 +182,7 @@ public class RemoteClaims {
         waiter.woken().completeOnTimeout(null, Math.min(left, LOOK_AGAIN.toNanos()), TimeUnit.NANOSECONDS)
                 .thenRun(() -> {
                     waits.unregister(waiter);
-                    look(request, answer);
+                    look(request, answer, false);
                 });
     }
 
@@ -178,14 +191,12 @@ public class RemoteClaims {
         List<String> types = rotated(request.types());
         Map<String, List<Message>> read = new LinkedHashMap<>();
         List<UUID> ids = new ArrayList<>();
-        long now = System.nanoTime();
-        long reclaimAt = nextReclaim.get();
-        boolean reclaim = now - reclaimAt >= 0 && nextReclaim.compareAndSet(reclaimAt, now + reclaimEvery.toNanos());
         for (String type : types) {
             int room = request.max() - ids.size();
             if (room <= 0) {
                 break;
             }
+            boolean reclaim = reclaimDue(type);
             // Messages another replica read and never claimed (it died in between) first, then new ones.
             List<Message> messages = new ArrayList<>(reclaim ? queue.reclaimRemote(type, consumer, lease, room) : List.of());
             int reclaimed = messages.stream().mapToInt(message -> message.taskIds().size()).sum();
@@ -202,9 +213,26 @@ public class RemoteClaims {
         }
         // Should the claim fail, the messages stay pending and are taken over once idle for a lease.
         List<Claim> claimed = transitions.claim(ids, request.claimer(), lease);
-        read.forEach(queue::doneRemote);
-        due.fire(new TasksBecameDue()); // the streams have room again
+        try {
+            read.forEach(queue::doneRemote);
+            due.fire(new TasksBecameDue()); // the streams have room again
+        } catch (RuntimeException e) {
+            // The claims committed: the worker gets them all the same (the table is the truth); the messages stay
+            // pending until a take-over finds their tasks claimed and acknowledges them.
+            LOG.warnf("acknowledging the messages of %d claimed tasks failed: %s", claimed.size(), e.getMessage());
+        }
         return claimed;
+    }
+
+    /** Whether this look should take over the type's stalled messages: once a third of a lease per type and replica. */
+    private boolean reclaimDue(String type) {
+        long now = System.nanoTime();
+        Long at = nextReclaim.get(type);
+        if (at != null && now - at < 0) {
+            return false;
+        }
+        return at == null ? nextReclaim.putIfAbsent(type, now + reclaimEvery.toNanos()) == null
+                : nextReclaim.replace(type, at, now + reclaimEvery.toNanos());
     }
 
     private List<String> rotated(List<String> types) {

@@ -24,8 +24,16 @@ import java.util.TreeSet;
  *        batch to batch; the rate windows end at it
  * @param excluded the types the batch's general select leaves out: paused, limited and remote ones
  * @param room how many tasks each limited or remote, unpaused type with room left may have in this batch
+ * @param general whether the batch's general select (of the types neither limited nor remote) runs
  */
-public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, Integer> room) {
+public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, Integer> room, boolean general) {
+
+    /** This room for {@code types} alone: no general select, and of the limited ones only those. */
+    public DispatchRoom only(Set<String> types) {
+        Map<String, Integer> kept = new TreeMap<>(room);
+        kept.keySet().retainAll(types);
+        return new DispatchRoom(at, excluded, kept, false);
+    }
 
     /** Rows older than the longest window (a minute) count for no type any more. */
     private static final String PRUNE = "delete from type_starts where at < ?::timestamptz - interval '1 minute'";
@@ -56,7 +64,7 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
         Map<String, TypeLimit> limited = limits.limited();
         Map<String, Integer> room = new TreeMap<>();
         if (limited.isEmpty() && streamRoom.isEmpty()) {
-            return new DispatchRoom(at, excluded, room);
+            return new DispatchRoom(at, excluded, room, true);
         }
         Set<String> paused = Set.copyOf(excluded);
         Map<String, Long> inFlight = limited.isEmpty() ? Map.of() : inFlight(connection, limited.keySet());
@@ -77,7 +85,7 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
                 room.put(type, (int) Math.min(Integer.MAX_VALUE, left));
             }
         }
-        return new DispatchRoom(at, excluded, room);
+        return new DispatchRoom(at, excluded, room, true);
     }
 
     /**

@@ -13,6 +13,8 @@ import java.util.TreeMap;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
+import org.jboss.logging.Logger;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.quarkus.runtime.Startup;
@@ -36,6 +38,7 @@ import io.vertx.json.schema.Validator;
 @Startup
 public class PayloadSchemas {
 
+    private static final Logger LOG = Logger.getLogger(PayloadSchemas.class);
     /** Where the validator's own identifiers start; no schema is ever fetched from it. */
     private static final String BASE_URI = "urn:taskfence:types:";
 
@@ -93,7 +96,15 @@ public class PayloadSchemas {
         if (validator == null) {
             return List.of();
         }
-        OutputUnit result = validator.validate(new JsonObject(payload.toString()));
+        OutputUnit result;
+        try {
+            result = validator.validate(new JsonObject(payload.toString()));
+        } catch (RuntimeException unusable) {
+            // A part of the schema the start-up check did not reach (a $ref under a property) fails here.
+            LOG.warnf("taskfence.types.%s's schema cannot be applied: %s", type, unusable.getMessage());
+            return List.of("payload: the type's schema cannot be applied (" + unusable.getMessage() + "); tell the "
+                    + "operators");
+        }
         if (Boolean.TRUE.equals(result.getValid())) {
             return List.of();
         }

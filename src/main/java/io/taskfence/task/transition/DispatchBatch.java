@@ -78,6 +78,17 @@ public class DispatchBatch {
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was moved
      */
     public Batch enqueueDue(FenceToken fence, int limit, Map<String, Integer> streamRoom) {
+        return enqueueDue(fence, limit, streamRoom, true);
+    }
+
+    /**
+     * {@link #enqueueDue}, of the remote types alone: while the replicas' stream is full, its types take no place.
+     */
+    public Batch enqueueRemoteDue(FenceToken fence, int limit, Map<String, Integer> streamRoom) {
+        return enqueueDue(fence, limit, streamRoom, false);
+    }
+
+    private Batch enqueueDue(FenceToken fence, int limit, Map<String, Integer> streamRoom, boolean localTypes) {
         Map<String, Integer> remoteRoom = new TreeMap<>();
         remote.names().forEach(type -> remoteRoom.put(type, Math.max(0, streamRoom.getOrDefault(type, 0))));
         record Enqueued(UUID id, String type, String owner, String concurrencyKey) {
@@ -85,7 +96,8 @@ public class DispatchBatch {
         record Moved(int taken, List<Enqueued> enqueued) {
         }
         Moved moved = database.fenced(fence, connection -> {
-            DispatchRoom room = DispatchRoom.read(connection, limits, remoteRoom);
+            DispatchRoom read = DispatchRoom.read(connection, limits, remoteRoom);
+            DispatchRoom room = localTypes ? read : read.only(remote.names());
             // Each owner's select must walk tasks_due_owner_order in order and stop at its limit. Without fresh
             // statistics (a backlog just loaded, before autovacuum's analyze) the planner guesses a few rows an
             // owner and reads all of its due rows through a bitmap scan, then sorts them: 80 ms a batch instead
@@ -176,6 +188,9 @@ public class DispatchBatch {
      *        fewer than the batch's limit means none was left due
      */
     public record Batch(List<UUID> enqueued, Map<String, List<UUID>> remote, int taken) {
+
+        /** A batch that took nothing. */
+        public static final Batch NONE = new Batch(List.of(), Map.of(), 0);
     }
 
     /** Whether any task of an unpaused type is due for dispatch. */

@@ -59,8 +59,9 @@ final class DueSelection {
         selection.add(OWNERS + ", weights as (select * from unnest(?::text[], ?::int[]) as w(owner, weight)), ",
                 selection.array("text", weights.keySet()), selection.array("int4", weights.values()));
         selection.add("general as (");
-        selection.inTurns(shift, limit, () -> selection.ownersTurns(() -> selection.firstRowsOfEachOwner(
-                "type <> all(?)", selection.array("text", room.excluded()), limit)));
+        int generalLimit = room.general() ? limit : 0;
+        selection.inTurns(shift, generalLimit, () -> selection.ownersTurns(() -> selection.firstRowsOfEachOwner(
+                "type <> all(?)", selection.array("text", room.excluded()), generalLimit)));
         selection.add(")");
         List<String> limitedTypes = List.copyOf(room.room().keySet());
         for (int i = 0; i < limitedTypes.size(); i++) {

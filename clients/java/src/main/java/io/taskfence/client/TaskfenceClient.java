@@ -11,7 +11,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -113,6 +117,14 @@ public final class TaskfenceClient {
 
     /** Up to {@code max} tasks of {@code types}, claimed for {@code worker}; waits up to {@code wait} for a first one. */
     public List<ClaimedTask> claim(List<String> types, int max, Duration wait, String worker) {
+        return join(claimAsync(types, max, wait, worker));
+    }
+
+    /**
+     * {@link #claim}, answered later: cancelling the future abandons the request, and the service hands back
+     * whatever it had just claimed for it.
+     */
+    public CompletableFuture<List<ClaimedTask>> claimAsync(List<String> types, int max, Duration wait, String worker) {
         ObjectNode body = JSON.createObjectNode();
         body.putPOJO("types", types);
         body.put("max", max);
@@ -120,11 +132,14 @@ public final class TaskfenceClient {
         if (worker != null) {
             body.put("worker", worker);
         }
-        List<ClaimedTask> claimed = new ArrayList<>();
-        for (JsonNode claim : call("POST", "/api/v1/claims", body, timeout.plus(wait)).get("claims")) {
-            claimed.add(JSON.convertValue(claim, ClaimedTask.class));
-        }
-        return claimed;
+        CompletableFuture<JsonNode> call = callAsync("POST", "/api/v1/claims", body, timeout.plus(wait));
+        return cancelling(call, call.thenApply(answer -> {
+            List<ClaimedTask> claimed = new ArrayList<>();
+            for (JsonNode claim : answer.get("claims")) {
+                claimed.add(JSON.convertValue(claim, ClaimedTask.class));
+            }
+            return claimed;
+        }));
     }
 
     /** Extends the claim's lease; answers its new end. */
@@ -164,9 +179,15 @@ public final class TaskfenceClient {
     }
 
     private JsonNode call(String method, String path, Object body, Duration within) {
-        URI base = urls.get(Math.floorMod(next.get(), urls.size()));
+        return join(callAsync(method, path, body, within));
+    }
+
+    /** The answer's JSON; a refusal, or an unreachable replica, as the exception it completes with. */
+    private CompletableFuture<JsonNode> callAsync(String method, String path, Object body, Duration within) {
         int used = next.get();
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(within)
+        URI base = urls.get(Math.floorMod(used, urls.size()));
+        // Joined, not resolved: a base with a path (behind a proxy, https://host/taskfence) keeps it.
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(within)
                 .header("Accept", "application/json");
         if (key != null) {
             request.header("Authorization", "Bearer " + key);
@@ -174,31 +195,70 @@ public final class TaskfenceClient {
         try {
             request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
-            if (body != null) {
-                request.header("Content-Type", "application/json");
+        } catch (IOException unwritable) {
+            throw new IllegalArgumentException("the body cannot be written as JSON: " + unwritable.getMessage(), unwritable);
+        }
+        if (body != null) {
+            request.header("Content-Type", "application/json");
+        }
+        CompletableFuture<HttpResponse<byte[]>> sent = http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        return cancelling(sent, sent.handle((answer, failure) -> {
+            if (failure != null) {
+                next.compareAndSet(used, used + 1);
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                throw new ServiceUnavailableException(0, JSON.createObjectNode().put("title", "Unreachable")
+                        .put("detail", base + ": " + cause), null);
             }
-            HttpResponse<byte[]> answer = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
             JsonNode json = answer.body().length == 0 ? JSON.createObjectNode() : readOrText(answer.body());
             int status = answer.statusCode();
             if (status < 300) {
                 return json;
             }
+            Duration retryAfter = answer.headers().firstValue("Retry-After").flatMap(TaskfenceClient::seconds).orElse(null);
             if (status == 409 && path.startsWith("/api/v1/claims/")) {
                 throw new ClaimSupersededException(status, json);
             }
             if (status >= 500) {
                 next.compareAndSet(used, used + 1);
-                throw new ServiceUnavailableException(status, json);
+                throw new ServiceUnavailableException(status, json, retryAfter);
             }
-            throw new TaskfenceException(status, json);
-        } catch (IOException unreachable) {
-            next.compareAndSet(used, used + 1);
-            throw new ServiceUnavailableException(0, JSON.createObjectNode().put("title", "Unreachable")
-                    .put("detail", base + ": " + unreachable));
+            throw new TaskfenceException(status, json, retryAfter);
+        }));
+    }
+
+    /** {@code next}, whose cancel also cancels {@code first} (a dependent future's cancel reaches no further). */
+    private static <T> CompletableFuture<T> cancelling(CompletableFuture<?> first, CompletableFuture<T> next) {
+        next.whenComplete((value, failure) -> {
+            if (next.isCancelled()) {
+                first.cancel(true);
+            }
+        });
+        return next;
+    }
+
+    /** The future's value, its failure thrown as it was. */
+    private static <T> T join(CompletableFuture<T> answer) {
+        try {
+            return answer.get();
+        } catch (ExecutionException failed) {
+            if (failed.getCause() instanceof RuntimeException refused) {
+                throw refused;
+            }
+            throw new IllegalStateException(failed.getCause());
         } catch (InterruptedException interrupted) {
+            answer.cancel(true);
             Thread.currentThread().interrupt();
             throw new ServiceUnavailableException(0, JSON.createObjectNode().put("title", "Interrupted")
-                    .put("detail", "the call to " + base + " was interrupted"));
+                    .put("detail", "the call was interrupted"), null);
+        }
+    }
+
+    private static Optional<Duration> seconds(String header) {
+        try {
+            return Optional.of(Duration.ofSeconds(Long.parseLong(header.strip())));
+        } catch (NumberFormatException notSeconds) {
+            return Optional.empty();
         }
     }
 

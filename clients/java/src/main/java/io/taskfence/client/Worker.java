@@ -6,7 +6,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -14,6 +17,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -29,6 +33,8 @@ public final class Worker {
 
     private static final Logger LOG = System.getLogger(Worker.class.getName());
     private static final Duration LONGEST_BACKOFF = Duration.ofSeconds(30);
+    /** The most tasks one claim request may ask for. */
+    private static final int MOST_AT_ONCE = 100;
 
     private final TaskfenceClient client;
     private final List<String> types;
@@ -41,6 +47,8 @@ public final class Worker {
     private final Set<Job> running = ConcurrentHashMap.newKeySet();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean stopping;
+    /** The claim request under way, cancelled by {@link #stop} so that a long wait does not hold the shutdown. */
+    private volatile CompletableFuture<List<ClaimedTask>> claiming;
 
     public Worker(TaskfenceClient client, List<String> types, TaskHandler handler, int concurrency, Duration wait,
             String name, Duration drainTimeout) {
@@ -59,7 +67,7 @@ public final class Worker {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stop();
             try {
-                stopped.await(drainTimeout.plus(wait).plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
+                stopped.await(drainTimeout.plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -67,14 +75,19 @@ public final class Worker {
         return this;
     }
 
-    /** Stops claiming; {@link #run} then drains and returns. */
+    /** Stops claiming (the claim under way is abandoned); {@link #run} then drains and returns. */
     public void stop() {
         stopping = true;
+        CompletableFuture<List<ClaimedTask>> underWay = claiming;
+        if (underWay != null) {
+            underWay.cancel(true);
+        }
     }
 
     /** Claims and runs tasks until {@link #stop}; then drains, hands back what still runs, and returns. */
     public void run() throws InterruptedException {
         ExecutorService handlers = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().name("taskfence-job-", 0).factory());
+        // The scheduler only hands each heartbeat to a thread of its own: one that hangs holds up no other job's.
         ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("taskfence-heartbeat").daemon().factory());
         try {
@@ -84,22 +97,34 @@ public final class Worker {
                     continue;
                 }
                 int free = 1 + slots.drainPermits();
+                int asked = Math.min(free, MOST_AT_ONCE);
+                if (stopping) {
+                    slots.release(free);
+                    break;
+                }
                 List<ClaimedTask> claimed;
                 try {
-                    claimed = client.claim(types, free, wait, name);
+                    claiming = client.claimAsync(types, asked, wait, name);
+                    claimed = claiming.get();
                     failures = 0;
-                } catch (ServiceUnavailableException unreachable) {
+                } catch (CancellationException stoppedMeanwhile) {
                     slots.release(free);
+                    break;
+                } catch (ExecutionException failedClaim) {
+                    slots.release(free);
+                    if (!(failedClaim.getCause() instanceof TaskfenceException failed)
+                            || !(failed instanceof ServiceUnavailableException || failed.status() == 429)) {
+                        // A refused claim (key, types) is a configuration error: no retry mends it.
+                        throw failedClaim.getCause() instanceof RuntimeException refused ? refused
+                                : new IllegalStateException(failedClaim.getCause());
+                    }
                     long pause = Math.min(LONGEST_BACKOFF.toMillis(), 500L << Math.min(failures++, 10));
-                    pause = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
-                    LOG.log(Level.WARNING, "claiming failed ({0}); trying again in {1} ms", unreachable.getMessage(), pause);
+                    pause = failed.retryAfter().map(Duration::toMillis)
+                            .orElse(pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1));
+                    LOG.log(Level.WARNING, "claiming failed ({0}); trying again in {1} ms", failed.getMessage(), pause);
                     sleepUnlessStopping(pause);
                     continue;
-                } catch (RuntimeException refused) {
-                    slots.release(free);
-                    throw refused; // a refused claim (key, types) is a configuration error: no retry mends it
                 }
-                slots.release(free - claimed.size());
                 for (ClaimedTask task : claimed) {
                     Job job = new Job(task);
                     if (stopping) {
@@ -110,9 +135,10 @@ public final class Worker {
                     running.add(job);
                     handlers.execute(() -> runOne(job, heartbeats));
                 }
+                slots.release(free - claimed.size());
             }
-            drain();
         } finally {
+            drain();
             handlers.shutdownNow();
             heartbeats.shutdownNow();
             stopped.countDown();
@@ -122,8 +148,12 @@ public final class Worker {
     private void runOne(Job job, ScheduledExecutorService heartbeats) {
         job.runOn(Thread.currentThread());
         long every = Math.max(50, job.task().leaseMillis() / 3);
-        ScheduledFuture<?> beat = heartbeats.scheduleWithFixedDelay(new Heartbeat(job, System.nanoTime()), every, every,
-                TimeUnit.MILLISECONDS);
+        Heartbeat heartbeat = new Heartbeat(job, System.nanoTime());
+        ScheduledFuture<?> beat = heartbeats.scheduleWithFixedDelay(() -> {
+            if (heartbeat.sending.compareAndSet(false, true)) {
+                Thread.ofVirtual().name("taskfence-heartbeat-" + job.task().taskId()).start(heartbeat);
+            }
+        }, every, every, TimeUnit.MILLISECONDS);
         try {
             Object result;
             try {
@@ -137,15 +167,34 @@ public final class Worker {
                 }
                 return;
             }
-            end(job, () -> {
-                client.complete(job.task().claimId(), result);
-                return null;
-            });
+            end(job, () -> completeOrFail(job, result));
         } finally {
             beat.cancel(false);
             running.remove(job);
             slots.release();
         }
+    }
+
+    /**
+     * The job's success; a result the service cannot store (not JSON, over 1 MiB) ends the task DEAD, as running it
+     * again would most likely give the same (and repeat its side effects).
+     */
+    private Object completeOrFail(Job job, Object result) {
+        try {
+            client.complete(job.task().claimId(), result);
+        } catch (IllegalArgumentException unwritable) {
+            client.fail(job.task().claimId(), "the handler succeeded, but its result cannot be stored: "
+                    + unwritable.getMessage(), false, null);
+        } catch (ClaimSupersededException | ServiceUnavailableException again) {
+            throw again;
+        } catch (TaskfenceException refused) {
+            if (refused.status() == 429) {
+                throw refused;
+            }
+            client.fail(job.task().claimId(), "the handler succeeded, but its result cannot be stored: "
+                    + refused.problem().path("detail").asText(refused.getMessage()), false, null);
+        }
+        return null;
     }
 
     /** Writes the job's end unless its claim was superseded; tried again while the service cannot be reached. */
@@ -159,11 +208,16 @@ public final class Worker {
                 job.supersede();
                 LOG.log(Level.INFO, "task {0}: {1}; its outcome is dropped", job.task().taskId(),
                         superseded.problem().path("detail").asText());
-            } catch (ServiceUnavailableException unreachable) {
+            } catch (TaskfenceException failed) {
+                if (!(failed instanceof ServiceUnavailableException) && failed.status() != 429) {
+                    LOG.log(Level.ERROR, "task {0}: the service refused its end ({1}); its lease will run out",
+                            job.task().taskId(), failed.getMessage());
+                    return;
+                }
                 LOG.log(Level.WARNING, "task {0}: writing its end failed ({1}); trying again", job.task().taskId(),
-                        unreachable.getMessage());
+                        failed.getMessage());
                 try {
-                    Thread.sleep(pauseMillis);
+                    Thread.sleep(failed.retryAfter().map(Duration::toMillis).orElse(pauseMillis));
                 } catch (InterruptedException interrupted) {
                     return; // superseded meanwhile
                 }
@@ -175,7 +229,9 @@ public final class Worker {
     /** One job's heartbeats: a 409, or the lease running out here unconfirmed, supersedes the job. */
     private final class Heartbeat implements Runnable {
         private final Job job;
-        private long confirmedNanos;
+        /** One heartbeat of the job at a time: a slow one is not overtaken by the next. */
+        private final AtomicBoolean sending = new AtomicBoolean();
+        private volatile long confirmedNanos;
 
         Heartbeat(Job job, long claimedNanos) {
             this.job = job;
@@ -184,6 +240,14 @@ public final class Worker {
 
         @Override
         public void run() {
+            try {
+                beat();
+            } finally {
+                sending.set(false);
+            }
+        }
+
+        private void beat() {
             if (job.superseded()) {
                 return;
             }
@@ -195,12 +259,23 @@ public final class Worker {
                 LOG.log(Level.INFO, "task {0}: {1}; stopping it", job.task().taskId(),
                         superseded.problem().path("detail").asText());
                 job.supersede();
-            } catch (RuntimeException failed) {
-                LOG.log(Level.WARNING, "task {0}: heartbeat failed ({1})", job.task().taskId(), failed.getMessage());
-                if (System.nanoTime() - confirmedNanos > job.task().leaseMillis() * 900_000L) {
-                    LOG.log(Level.WARNING, "task {0}: its lease ran out here unconfirmed; stopping it", job.task().taskId());
+            } catch (TaskfenceException unknown) {
+                if (unknown.status() == 404) { // not a claim of this key (the key was changed): it cannot hold
                     job.supersede();
+                    return;
                 }
+                lapsedHere(unknown);
+            } catch (RuntimeException failed) {
+                lapsedHere(failed);
+            }
+        }
+
+        /** A heartbeat failed: the job stops once its lease has run out on this clock, unconfirmed. */
+        private void lapsedHere(RuntimeException failed) {
+            LOG.log(Level.WARNING, "task {0}: heartbeat failed ({1})", job.task().taskId(), failed.getMessage());
+            if (System.nanoTime() - confirmedNanos > job.task().leaseMillis() * 900_000L) {
+                LOG.log(Level.WARNING, "task {0}: its lease ran out here unconfirmed; stopping it", job.task().taskId());
+                job.supersede();
             }
         }
     }
