@@ -61,7 +61,7 @@ native_pid=""
 
 start_native_checks() {
   rm -rf "$NATIVE_PROJECT" && mkdir -p "$NATIVE_PROJECT"
-  cp -r pom.xml mvnw .mvn src "$NATIVE_PROJECT/"
+  cp -r pom.xml mvnw .mvn src clients "$NATIVE_PROJECT/" # clients/java: the tests compile its sources
   if [ -d "$NATIVE_CHECK" ]; then
     log "GraalVM's image builder runs beside the tests (log: $NATIVE_LOG)"
     setsid nice -n 19 bash -c "$(declare -f log check_native_image); NATIVE_CHECK='$NATIVE_CHECK'; \
