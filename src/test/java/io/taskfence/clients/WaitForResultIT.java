@@ -37,7 +37,7 @@ class WaitForResultIT {
     private static final int TASKS = 200;
 
     @Test
-    void aWaitingReadAnswersWithinFiftyMillisecondsOfTheEndOnAnotherReplica() throws Exception {
+    void aWaitingReadIsWokenByTheEndOnAnotherReplicaAndHowSoonIsPrinted() throws Exception {
         try (ReplicaCluster cluster = ReplicaCluster.start(2, RemoteTypeSettings.ENVIRONMENT)) {
             PackagedService waiter = cluster.replicas().getFirst();
             PackagedService finisher = cluster.replicas().getLast();
