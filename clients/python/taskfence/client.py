@@ -56,14 +56,18 @@ class Client:
 
     def submit(self, type: str, payload: Dict[str, Any], *, max_attempts: Optional[int] = None,
                priority: Optional[int] = None, run_at: Optional[str] = None, deadline: Optional[str] = None,
-               concurrency_key: Optional[str] = None, idempotency_key: Optional[str] = None) -> Dict[str, Any]:
-        """Submits one task; answers the task (the one stored before, for a repeated idempotency key)."""
+               concurrency_key: Optional[str] = None, idempotency_key: Optional[str] = None,
+               traceparent: Optional[str] = None) -> Dict[str, Any]:
+        """Submits one task; answers the task (the one stored before, for a repeated idempotency key). With
+        `traceparent` (W3C Trace Context: the caller's span), a tracing service runs the task in the caller's trace."""
         body: Dict[str, Any] = {"type": type, "payload": payload}
         for name, value in (("maxAttempts", max_attempts), ("priority", priority), ("runAt", run_at),
                             ("deadline", deadline), ("concurrencyKey", concurrency_key)):
             if value is not None:
                 body[name] = value
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        if traceparent:
+            headers["traceparent"] = traceparent
         return self._call("POST", "/api/v1/tasks", body, headers=headers)
 
     def get(self, task_id: str, wait: Optional[float] = None) -> Dict[str, Any]:
@@ -105,24 +109,28 @@ class Client:
             body["worker"] = worker
         return self._call("POST", "/api/v1/claims", body, timeout=wait + self.timeout)["claims"]
 
-    def heartbeat(self, claim_id: str) -> str:
+    # Each call about a claim may carry the claim's `traceparent` (from its answer), so that a tracing service
+    # records the call in the task's trace.
+
+    def heartbeat(self, claim_id: str, traceparent: Optional[str] = None) -> str:
         """Extends the claim's lease; answers its new end. Raises ClaimSuperseded once it no longer holds."""
-        return self._call("POST", self._claim(claim_id, "heartbeat"))["leaseUntil"]
+        return self._call("POST", self._claim(claim_id, "heartbeat"), headers=_traced(traceparent))["leaseUntil"]
 
-    def complete(self, claim_id: str, result: Any = None) -> None:
+    def complete(self, claim_id: str, result: Any = None, traceparent: Optional[str] = None) -> None:
         """Ends the claim with the task's result (JSON). Raises ClaimSuperseded once it no longer holds."""
-        self._call("POST", self._claim(claim_id, "complete"), {"result": result})
+        self._call("POST", self._claim(claim_id, "complete"), {"result": result}, headers=_traced(traceparent))
 
-    def fail(self, claim_id: str, error: str, retryable: bool = True, retry_after: Optional[float] = None) -> str:
+    def fail(self, claim_id: str, error: str, retryable: bool = True, retry_after: Optional[float] = None,
+             traceparent: Optional[str] = None) -> str:
         """Ends the claim with a failure; answers FAILED (retried) or DEAD. Raises ClaimSuperseded once it no longer holds."""
         body: Dict[str, Any] = {"error": error[:10_000] or "failed", "retryable": retryable}
         if retry_after is not None:
             body["retryAfter"] = f"{int(retry_after * 1000)}ms"
-        return self._call("POST", self._claim(claim_id, "fail"), body)["status"]
+        return self._call("POST", self._claim(claim_id, "fail"), body, headers=_traced(traceparent))["status"]
 
-    def release(self, claim_id: str) -> str:
+    def release(self, claim_id: str, traceparent: Optional[str] = None) -> str:
         """Hands the task back unfinished, its attempt not counted (PENDING). Raises ClaimSuperseded once it no longer holds."""
-        return self._call("POST", self._claim(claim_id, "release"))["status"]
+        return self._call("POST", self._claim(claim_id, "release"), headers=_traced(traceparent))["status"]
 
     @staticmethod
     def _claim(claim_id: str, action: str) -> str:
@@ -162,6 +170,10 @@ class Client:
         """The next calls go to the next replica, unless another thread moved on from this one already."""
         if self.url == failed:
             self._next += 1
+
+
+def _traced(traceparent: Optional[str]) -> Dict[str, str]:
+    return {"traceparent": traceparent} if traceparent else {}
 
 
 def _problem(refused: urllib.error.HTTPError) -> Dict[str, Any]:

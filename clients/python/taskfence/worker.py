@@ -45,6 +45,9 @@ class Job:
     """Send it with every write to a store of your own, which refuses a token lower than one it has seen."""
     owner: Optional[str]
     claim_id: str
+    traceparent: Optional[str] = None
+    """The claim's W3C trace context, in the trace of the task's submission (None when the service does not trace):
+    a handler's own spans continue it; the worker sends it with its calls about the claim."""
     superseded: threading.Event = field(default_factory=threading.Event)
     """Set once the claim no longer holds its task: stop, and write nothing more for it."""
 
@@ -108,7 +111,7 @@ class Worker:
             self._release_slots(free - len(claims))
             for claim in claims:
                 job = Job(claim["taskId"], claim["type"], claim.get("payload") or {}, claim["attempt"],
-                          claim["fencingToken"], claim.get("owner"), claim["claimId"])
+                          claim["fencingToken"], claim.get("owner"), claim["claimId"], claim.get("traceparent"))
                 if self._stopping.is_set():
                     self._hand_back(job)  # claimed while stopping: another worker takes it
                     self._slots.release()
@@ -131,9 +134,11 @@ class Worker:
             try:
                 result = self.handler(job)
             except PermanentError as permanent:
-                self._end(job, lambda: self.client.fail(job.claim_id, str(permanent) or "permanent failure", retryable=False))
+                self._end(job, lambda: self.client.fail(job.claim_id, str(permanent) or "permanent failure",
+                                                        retryable=False, traceparent=job.traceparent))
             except Exception as failure:  # any other failure is retried after the backoff
-                self._end(job, lambda: self.client.fail(job.claim_id, f"{type(failure).__name__}: {failure}"))
+                self._end(job, lambda: self.client.fail(job.claim_id, f"{type(failure).__name__}: {failure}",
+                                                        traceparent=job.traceparent))
             else:
                 self._end(job, lambda: self._complete(job, result))
         finally:
@@ -146,15 +151,16 @@ class Worker:
         """The job's success; a result the service cannot store ends the task DEAD, as running it again would
         most likely give the same (and repeat its side effects)."""
         try:
-            self.client.complete(job.claim_id, result)
+            self.client.complete(job.claim_id, result, traceparent=job.traceparent)
         except (TypeError, ValueError) as unwritable:  # no JSON value
             self.client.fail(job.claim_id, f"the handler succeeded, but its result cannot be stored: {unwritable}",
-                             retryable=False)
+                             retryable=False, traceparent=job.traceparent)
         except TaskfenceError as refused:
             if isinstance(refused, (ClaimSuperseded, Unavailable)) or refused.status == 429:
                 raise
             self.client.fail(job.claim_id, "the handler succeeded, but its result cannot be stored: "
-                             + str(refused.problem.get("detail", refused)), retryable=False)
+                             + str(refused.problem.get("detail", refused)), retryable=False,
+                             traceparent=job.traceparent)
 
     def _end(self, job: Job, write: Callable[[], Any]) -> None:
         """Writes the job's end unless its claim was superseded; retried while the service cannot be reached."""
@@ -181,7 +187,7 @@ class Worker:
         while not done.wait(every):
             sent = time.monotonic()
             try:
-                self.client.heartbeat(job.claim_id)
+                self.client.heartbeat(job.claim_id, traceparent=job.traceparent)
                 confirmed = sent
             except ClaimSuperseded as superseded:
                 LOG.info("task %s: %s; stopping it", job.task_id, superseded.problem.get("detail"))
@@ -213,7 +219,7 @@ class Worker:
 
     def _hand_back(self, job: Job) -> None:
         try:
-            self.client.release(job.claim_id)
+            self.client.release(job.claim_id, traceparent=job.traceparent)
             LOG.info("task %s handed back", job.task_id)
         except TaskfenceError as failed:
             LOG.warning("task %s: handing it back failed (%s); it runs again once its lease has run out",

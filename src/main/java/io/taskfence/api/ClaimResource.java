@@ -35,6 +35,7 @@ import io.taskfence.remote.ClaimId;
 import io.taskfence.remote.RemoteClaims;
 import io.taskfence.task.StorableJson;
 import io.taskfence.task.TaskStatus;
+import io.taskfence.tracing.TaskTraces;
 import io.taskfence.types.RemoteTypes;
 
 /**
@@ -56,8 +57,11 @@ public class ClaimResource {
     private final Duration backoffBase;
     private final Duration backoffCap;
     private final Duration lease;
+    private final TaskTraces traces;
 
-    ClaimResource(RemoteClaims claims, RemoteTypes remote, SecurityIdentity identity, TaskfenceConfig config) {
+    ClaimResource(RemoteClaims claims, RemoteTypes remote, SecurityIdentity identity, TaskfenceConfig config,
+            TaskTraces traces) {
+        this.traces = traces;
         this.claims = claims;
         this.remote = remote;
         this.identity = identity;
@@ -93,7 +97,9 @@ public class ClaimResource {
                         + "s, not " + body.waitUpTo()));
         String claimer = RemoteClaims.claimer(caller.name(), Optional.ofNullable(body.worker()).orElse(DEFAULT_WORKER));
         return claims.claim(claimer, List.copyOf(types), Optional.ofNullable(body.max()).orElse(1), wait)
-                .map(claimed -> new ClaimAnswers.Claims(claimed.stream().map(claim -> ClaimedTask.of(claim, lease)).toList()));
+                .map(claimed -> new ClaimAnswers.Claims(claimed.stream().map(claim -> ClaimedTask.of(claim, lease,
+                        traces.claimed(claim.taskId(), claim.type(), claim.attempt(), claim.traceParent(), claimer)))
+                        .toList()));
     }
 
     /** Extends the claim's lease by {@code taskfence.worker.lease}; 409 once the claim no longer holds its task. */
@@ -118,6 +124,7 @@ public class ClaimResource {
             throw Problems.unprocessable("result", "the result cannot be stored: " + problem);
         });
         claims.complete(claim, result);
+        traces.reported("success");
         return new ClaimAnswers.Ended(TaskStatus.SUCCEEDED);
     }
 
@@ -134,8 +141,10 @@ public class ClaimResource {
             @NotNull(message = "a JSON object with at least error") @Valid ClaimAnswers.Failure body) {
         ClaimId claim = held(claimId);
         Duration retryAfter = body.retryAfter() == null ? null : duration(body.retryAfter());
-        return new ClaimAnswers.Ended(claims.fail(claim, body.error(), !Boolean.FALSE.equals(body.retryable()),
-                retryAfter, backoffBase, backoffCap));
+        boolean retryable = !Boolean.FALSE.equals(body.retryable());
+        TaskStatus now = claims.fail(claim, body.error(), retryable, retryAfter, backoffBase, backoffCap);
+        traces.reported(retryable ? "failure" : "permanent_failure");
+        return new ClaimAnswers.Ended(now);
     }
 
     /**
@@ -147,7 +156,9 @@ public class ClaimResource {
     @RolesAllowed(Roles.WORKER)
     @Operation(operationId = "releaseClaim", summary = "Hand a claimed task back, unfinished, without using an attempt")
     public ClaimAnswers.Ended release(@PathParam("claimId") String claimId) {
-        return new ClaimAnswers.Ended(claims.release(held(claimId)));
+        TaskStatus now = claims.release(held(claimId));
+        traces.reported("later");
+        return new ClaimAnswers.Ended(now);
     }
 
     /** The claim the id names, made through the caller's key; 404 for anything else, as for an unknown claim. */

@@ -27,10 +27,13 @@ public record ClaimedTask(
         @Schema(description = "the claim ends then unless a heartbeat extends it") Instant leaseUntil,
         @Schema(description = "how far each heartbeat extends the lease (taskfence.worker.lease): send one at a "
                 + "third of it") long leaseMillis,
-        @Schema(description = "the API key that submitted the task; null for none") String owner) {
+        @Schema(description = "the API key that submitted the task; null for none") String owner,
+        @Schema(description = "the W3C trace context of this claim, in the trace of the task's submission: the "
+                + "worker's spans continue it, and its calls about this claim send it as their traceparent header; "
+                + "null when the service does not trace") String traceparent) {
 
-    static ClaimedTask of(Claim claim, Duration lease) {
+    static ClaimedTask of(Claim claim, Duration lease, String traceparent) {
         return new ClaimedTask(ClaimId.of(claim).toString(), claim.taskId(), claim.type(), claim.payload(),
-                claim.attempt(), claim.fencingToken(), claim.leaseUntil(), lease.toMillis(), claim.owner());
+                claim.attempt(), claim.fencingToken(), claim.leaseUntil(), lease.toMillis(), claim.owner(), traceparent);
     }
 }

@@ -22,6 +22,7 @@ import io.taskfence.api.problem.ProblemException;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.handlers.TaskHandler;
 import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.tracing.TaskTraces;
 import io.taskfence.types.PayloadSchemas;
 import io.taskfence.types.TaskTypes;
 import io.taskfence.task.StorableJson;
@@ -56,9 +57,11 @@ public final class SubmissionChecks {
     private final PayloadSchemas schemas;
     private final TaskfenceConfig config;
     private final Validator validator;
+    private final TaskTraces traces;
 
     SubmissionChecks(TaskHandlers handlers, TaskTypes types, PayloadSchemas schemas, TaskfenceConfig config,
-            Validator validator) {
+            Validator validator, TaskTraces traces) {
+        this.traces = traces;
         this.handlers = handlers;
         this.schemas = schemas;
         this.types = types;
@@ -94,8 +97,8 @@ public final class SubmissionChecks {
 
     /**
      * The checks after Bean Validation: the payload, the type's handler, the times, the priority the owner may ask
-     * for; the task to store, owned by {@code owner} (the key's name, null without authentication). A refusal
-     * names the field to blame in its {@code field}.
+     * for; the task to store, owned by {@code owner} (the key's name, null without authentication) and carrying the
+     * request's trace context. A refusal names the field to blame in its {@code field}.
      */
     NewTask newTask(SubmitRequest body, String idempotencyKey, String owner) {
         typeAndPayload(body.type(), body.payload(), owner);
@@ -108,7 +111,8 @@ public final class SubmissionChecks {
         }
         return new NewTask(body.type(), (ObjectNode) body.payload(),
                 Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
-                priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner).inGroup(body.concurrencyKey());
+                priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner).inGroup(body.concurrencyKey())
+                .tracedBy(traces.current());
     }
 
     /** A priority within {@code owner}'s {@code max-priority}, for a submission and a schedule alike. */

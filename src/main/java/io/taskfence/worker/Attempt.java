@@ -15,6 +15,8 @@ import io.taskfence.handlers.TaskHandlers;
 import io.taskfence.handlers.TaskOutcome;
 import io.taskfence.task.transition.AttemptTransitions;
 import io.taskfence.task.transition.Claim;
+import io.taskfence.tracing.AttemptSpan;
+import io.taskfence.tracing.TaskTraces;
 
 /**
  * One claimed attempt of one task: from its claim a heartbeat extends the processing lease, also while the
@@ -24,7 +26,8 @@ import io.taskfence.task.transition.Claim;
  * replica's clock ({@link LeaseDeadline}) while heartbeats fail or hang, since recovery may then hand the
  * task on. The handler is then interrupted, or never started. While it runs, the handler's thread and
  * the heartbeat carry {@code taskId} and {@code attempt} in their logging context (MDC), and the
- * handler's run time is timed as {@code taskfence.task.run} (tags type, outcome).
+ * handler's run time is timed as {@code taskfence.task.run} (tags type, outcome), and is a span of the task's trace
+ * (DESIGN.md, "Tracing").
  */
 final class Attempt {
 
@@ -36,6 +39,7 @@ final class Attempt {
     private final AttemptOutcomes outcomes;
     private final RunTimes runTimes;
     private final LapsedLeases lapsedLeases;
+    private final TaskTraces traces;
     private final Duration lease;
     /**
      * How long a heartbeat waits for PostgreSQL's answer: half the period, so that one that hangs leaves
@@ -55,8 +59,10 @@ final class Attempt {
     private final Object leaseGuard = new Object();
 
     Attempt(Claim claim, long claimSentAtNanos, AttemptTransitions transitions, TaskHandlers handlers,
-            TaskfenceConfig config, AttemptOutcomes outcomes, RunTimes runTimes, LapsedLeases lapsedLeases) {
+            TaskfenceConfig config, AttemptOutcomes outcomes, RunTimes runTimes, LapsedLeases lapsedLeases,
+            TaskTraces traces) {
         this.claim = claim;
+        this.traces = traces;
         this.transitions = transitions;
         this.handlers = handlers;
         this.outcomes = outcomes;
@@ -130,6 +136,7 @@ final class Attempt {
         }
         TaskOutcome outcome;
         long startedAt = System.nanoTime();
+        AttemptSpan span = traces.attempt(claim.taskId(), claim.type(), claim.attempt(), claim.traceParent());
         try {
             outcome = handler.get().handle(new TaskHandler.Work(claim.taskId(), claim.payload(), claim.attempt(),
                     claim.owner()));
@@ -147,10 +154,12 @@ final class Attempt {
         if (!mayRecord()) {
             stopHeartbeat();
             timeRun("lost", ran);
+            span.end("lost", "the claim was lost: the task was cancelled, or its lease ran out");
             return; // the task is, or may now be, someone else's: nothing more is written for this attempt
         }
         endLease();
         timeRun(outcomeName(outcome), ran);
+        span.end(outcomeName(outcome), errorOf(outcome));
         outcomes.record(claim, outcome);
     }
 
@@ -192,6 +201,15 @@ final class Attempt {
             case TaskOutcome.Failure failure -> "failure";
             case TaskOutcome.PermanentFailure failure -> "permanent_failure";
             case TaskOutcome.Later later -> "later";
+        };
+    }
+
+    private static String errorOf(TaskOutcome outcome) {
+        return switch (outcome) {
+            case TaskOutcome.Failure failure -> failure.error();
+            case TaskOutcome.PermanentFailure failure -> failure.error();
+            case TaskOutcome.Success success -> null;
+            case TaskOutcome.Later later -> null;
         };
     }
 

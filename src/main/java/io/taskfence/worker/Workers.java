@@ -34,6 +34,7 @@ import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.transition.AttemptTransitions;
 import io.taskfence.task.transition.Claim;
+import io.taskfence.tracing.TaskTraces;
 import io.taskfence.types.TypeLimits;
 
 /**
@@ -56,6 +57,7 @@ public class Workers {
     private final TaskHandlers handlers;
     private final TaskfenceConfig config;
     private final RunTimes runTimes;
+    private final TaskTraces traces;
     private final LapsedLeases lapsedLeases;
     private final CancelSignals cancels;
     private final TypeLimits limits;
@@ -95,7 +97,9 @@ public class Workers {
 
     Workers(TaskQueue queue, AttemptTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
             LockSettings settings, MeterRegistry metrics, CancelSignals cancels, TypeLimits limits,
-            Event<TasksBecameDue> due, @ConfigProperty(name = "quarkus.redis.timeout") Duration redisTimeout) {
+            Event<TasksBecameDue> due, @ConfigProperty(name = "quarkus.redis.timeout") Duration redisTimeout,
+            TaskTraces traces) {
+        this.traces = traces;
         this.limits = limits;
         this.due = due;
         this.queue = queue;
@@ -182,7 +186,7 @@ public class Workers {
                 }
                 for (Claim claim : claimed) {
                     Attempt attempt = new Attempt(claim, claimSentAt, transitions, handlers, config, outcomes,
-                            runTimes, lapsedLeases);
+                            runTimes, lapsedLeases, traces);
                     attempt.holdLease(heartbeats, leaseDeadlines);
                     claimedHere.add(attempt);
                     pool.execute(() -> runThenFreeSlot(attempt));

@@ -54,7 +54,7 @@ class ArchitectureTest {
                 .layer("transitions").definedBy("io.taskfence.task.submit..", "io.taskfence.task.transition..")
                 .layer("tasks").definedBy("io.taskfence.task")
                 .layer("parts").definedBy("io.taskfence.types..", "io.taskfence.handlers..", "io.taskfence.queue..",
-                        "io.taskfence.signals..")
+                        "io.taskfence.signals..", "io.taskfence.tracing..")
                 .layer("storage").definedBy("io.taskfence.store..", "io.taskfence.lock..")
                 .layer("base").definedBy("io.taskfence.logging..")
                 .whereLayer("edge").mayNotBeAccessedByAnyLayer()

@@ -138,13 +138,14 @@ class JavaClientIT {
             claims = workerClient.claim(List.of(RemoteTypeSettings.TYPE), 1, Duration.ofSeconds(5), "direct");
         }
         assertEquals(id, claims.getFirst().taskId());
-        String claimId = claims.getFirst().claimId();
-        workerClient.complete(claimId, Map.of("first", true));
-        assertThrows(ClaimSupersededException.class, () -> workerClient.heartbeat(claimId));
-        assertThrows(ClaimSupersededException.class, () -> workerClient.complete(claimId, Map.of("second", true)));
+        ClaimedTask claim = claims.getFirst();
+        workerClient.complete(claim, Map.of("first", true));
+        assertThrows(ClaimSupersededException.class, () -> workerClient.heartbeat(claim));
+        assertThrows(ClaimSupersededException.class, () -> workerClient.complete(claim, Map.of("second", true)));
         assertTrue(submitter.get(id).get("result").get("first").asBoolean());
         TaskfenceException unknown = assertThrows(TaskfenceException.class,
-                () -> workerClient.heartbeat(UUID.randomUUID() + ".1.eA"));
+                () -> workerClient.heartbeat(new ClaimedTask(UUID.randomUUID() + ".1.eA", claim.taskId(), claim.type(),
+                        claim.payload(), 1, 1, claim.leaseUntil(), claim.leaseMillis(), null, null)));
         assertEquals(404, unknown.status());
     }
 

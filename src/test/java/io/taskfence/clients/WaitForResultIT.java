@@ -60,7 +60,7 @@ class WaitForResultIT {
                     claimed = worker.claim(List.of(RemoteTypeSettings.TYPE), 1, Duration.ofSeconds(10), "finisher");
                 }
                 assertEquals(id, claimed.getFirst().taskId());
-                worker.complete(claimed.getFirst().claimId(), Map.of("n", i));
+                worker.complete(claimed.getFirst(), Map.of("n", i));
                 lateMillis.add(Duration.between(endedAt(cluster, id), answered.get()).toMillis());
             }
             Collections.sort(lateMillis);

@@ -37,6 +37,8 @@ import io.quarkus.runtime.Startup;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.handlers.TaskHandler;
 import io.taskfence.handlers.TaskOutcome;
+import io.taskfence.tracing.OutgoingCall;
+import io.taskfence.tracing.TaskTraces;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
@@ -49,6 +51,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
+import io.vertx.core.tracing.TracingPolicy;
 
 /**
  * {@code http}: POSTs {@code payload.body} (any JSON value; {@code {}} when absent) as {@code application/json}
@@ -89,8 +92,10 @@ public class HttpHandler implements TaskHandler {
     private final Duration timeout;
     private final ObjectReader jsonReader;
     private final HttpClient client;
+    private final TaskTraces traces;
 
-    HttpHandler(TaskfenceConfig config, ObjectMapper json, HostResolver resolver, Vertx vertx) {
+    HttpHandler(TaskfenceConfig config, ObjectMapper json, HostResolver resolver, Vertx vertx, TaskTraces traces) {
+        this.traces = traces;
         this.allowed = AllowedDestinations.of(config.http().allowedHosts().orElse(List.of()));
         config.auth().keys().forEach((name, key) -> key.allowedHosts().ifPresent(entries -> {
             String setting = "taskfence.auth.keys." + name + ".allowed-hosts";
@@ -107,9 +112,11 @@ public class HttpHandler implements TaskHandler {
         this.timeout = config.http().timeout();
         this.jsonReader = json.readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         // Certificates are verified against the URL's host (verifyHost, the default), not the address.
-        // One connection per running handler at most, per destination and address.
+        // One connection per running handler at most, per destination and address. The call's span is the
+        // attempt's child, made here (TaskTraces): Vert.x's own would not know the attempt running on this thread.
         this.client = vertx.createHttpClient(
-                new HttpClientOptions().setVerifyHost(true).setConnectTimeout(Math.toIntExact(timeout.toMillis())),
+                new HttpClientOptions().setVerifyHost(true).setConnectTimeout(Math.toIntExact(timeout.toMillis()))
+                        .setTracingPolicy(TracingPolicy.IGNORE),
                 new PoolOptions().setHttp1MaxSize(config.worker().concurrency()));
     }
 
@@ -221,6 +228,8 @@ public class HttpHandler implements TaskHandler {
                 .setURI(pathAndQuery(url)).setFollowRedirects(false)
                 .putHeader(HttpHeaders.HOST, destination.authority())
                 .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+        OutgoingCall traced = traces.outgoing("POST", destination.host(), destination.port());
+        traced.headers().forEach(request::putHeader);
         Buffer sent = Buffer.buffer(body.isMissingNode() ? "{}" : body.toString(), UTF_8.name());
         Future<HttpClientRequest> started = client.request(request);
         Future<Answer> answered = started.compose(req -> req.send(sent)).compose(response -> BoundedBody
@@ -228,13 +237,16 @@ public class HttpHandler implements TaskHandler {
         try {
             // Workers run handlers on threads of their own, never on an event loop, so waiting here holds none.
             // The connect time-out ends with the connection; this one bounds the whole exchange.
-            return outcome(to, answered.toCompletionStage().toCompletableFuture().get(timeout.toNanos(),
-                    TimeUnit.NANOSECONDS));
+            Answer answer = answered.toCompletionStage().toCompletableFuture().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            traced.answered(answer.status());
+            return outcome(to, answer);
         } catch (InterruptedException e) {
             started.onSuccess(HttpClientRequest::reset); // aborts the exchange and closes its connection
+            traced.failed("interrupted");
             throw e;
         } catch (TimeoutException e) {
             started.onSuccess(HttpClientRequest::reset);
+            traced.failed("timed out");
             return timedOut(to);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() instanceof CompletionException wrapped ? wrapped.getCause() : e.getCause();
@@ -244,6 +256,7 @@ public class HttpHandler implements TaskHandler {
             if (destination.literalAddress().isEmpty()) {
                 why = why.replace(address.getHostAddress(), destination.host());
             }
+            traced.failed(why);
             return TaskOutcome.failure("POST to " + to + " failed: " + why);
         }
     }

@@ -10,10 +10,12 @@ import io.taskfence.task.StorableJson;
  * A validated submission. {@code runAt} null means now (the database's now); {@code idempotencyKey}
  * null means every submission makes a new task. {@code owner} is the submitting API key's name, null when
  * authentication is off; idempotency keys are scoped to it. {@code concurrencyKey} names the task's concurrency
- * group within its type and owner (DESIGN.md, "Dispatch", "Concurrency groups"); null for none.
+ * group within its type and owner (DESIGN.md, "Dispatch", "Concurrency groups"); null for none. {@code traceParent}
+ * is the submitting request's W3C {@code traceparent}, which the task's spans continue (DESIGN.md, "Tracing"); null
+ * for none.
  */
 public record NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt,
-        Instant deadline, String idempotencyKey, String owner, String concurrencyKey) {
+        Instant deadline, String idempotencyKey, String owner, String concurrencyKey, String traceParent) {
 
     /** The largest payload a task may carry, as JSON text in UTF-8. */
     public static final int MAX_PAYLOAD_BYTES = StorableJson.MAX_BYTES;
@@ -21,16 +23,24 @@ public record NewTask(String type, ObjectNode payload, int maxAttempts, int prio
     /** A task without an owner. */
     public NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt, Instant deadline,
             String idempotencyKey) {
-        this(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, null, null);
+        this(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, null, null, null);
     }
 
     /** This task, submitted by the API key named {@code owner}. */
     public NewTask ownedBy(String owner) {
-        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey);
+        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
+                traceParent);
     }
 
     /** This task in the concurrency group {@code concurrencyKey} (null: none). */
     public NewTask inGroup(String concurrencyKey) {
-        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey);
+        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
+                traceParent);
+    }
+
+    /** This task, continuing the trace {@code traceParent} (null: none). */
+    public NewTask tracedBy(String traceParent) {
+        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
+                traceParent);
     }
 }

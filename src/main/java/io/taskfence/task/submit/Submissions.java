@@ -237,11 +237,11 @@ public class Submissions {
         try (PreparedStatement insert = connection.prepareStatement("with item as materialized (select item.*, "
                 + "case when concurrency_key is not null then nextval('tasks_key_order') end as key_order "
                 + "from unnest(?::uuid[], ?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], "
-                + "?::text[], ?::text[], ?::text[]) with ordinality as item(id, type, payload, max_attempts, priority, "
-                + "run_at, deadline, key, owner, concurrency_key, ord)) "
+                + "?::text[], ?::text[], ?::text[], ?::text[]) with ordinality as item(id, type, payload, max_attempts, "
+                + "priority, run_at, deadline, key, owner, concurrency_key, trace_parent, ord)) "
                 + "insert into tasks (id, type, payload, max_attempts, priority, run_at, deadline, idempotency_key, owner, "
-                + "concurrency_key, key_order) select id, type, payload::jsonb, max_attempts, priority, "
-                + "coalesce(run_at, now()), deadline, key, owner, concurrency_key, key_order from item "
+                + "concurrency_key, key_order, trace_parent) select id, type, payload::jsonb, max_attempts, priority, "
+                + "coalesce(run_at, now()), deadline, key, owner, concurrency_key, key_order, trace_parent from item "
                 + "order by coalesce(owner, ''), key, ord "
                 + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
                 + "returning " + TaskRows.COLUMNS)) {
@@ -259,6 +259,7 @@ public class Submissions {
             insert.setArray(8, connection.createArrayOf("text", tasks.stream().map(NewTask::idempotencyKey).toArray()));
             insert.setArray(9, connection.createArrayOf("text", tasks.stream().map(NewTask::owner).toArray()));
             insert.setArray(10, connection.createArrayOf("text", tasks.stream().map(NewTask::concurrencyKey).toArray()));
+            insert.setArray(11, connection.createArrayOf("text", tasks.stream().map(NewTask::traceParent).toArray()));
             return rows.tasks(insert);
         }
     }

@@ -46,7 +46,7 @@ public class AttemptTransitions {
             + "worker = ? || '/' || gen_random_uuid(), lease_until = now() + ? * interval '1 millisecond', "
             + "fencing_token = fencing_token + 1, started_at = now(), updated_at = now() from claimable "
             + "where tasks.id = claimable.id and tasks.status = 'ENQUEUED' "
-            + "returning tasks.id, type, payload, attempt, worker, owner, fencing_token, lease_until, "
+            + "returning tasks.id, type, payload, attempt, worker, owner, fencing_token, lease_until, trace_parent, "
             + "extract(epoch from now() - created_at) as waited_seconds) ";
     private static final String CLAIM = CLAIMED + "select * from claimed";
     /** {@link #CLAIM}, also recording the starts of the rate-limited types in ?4: only used when a type has a rate. */
@@ -99,7 +99,7 @@ public class AttemptTransitions {
                         rowsClaimed.add(new Claimed(new Claim(row.getObject("id", UUID.class),
                                 row.getString("type"), rows.object("payload", row), row.getInt("attempt"),
                                 row.getString("worker"), row.getString("owner"), row.getLong("fencing_token"),
-                                row.getObject("lease_until", OffsetDateTime.class).toInstant()),
+                                row.getObject("lease_until", OffsetDateTime.class).toInstant(), row.getString("trace_parent")),
                                 row.getDouble("waited_seconds")));
                     }
                 }

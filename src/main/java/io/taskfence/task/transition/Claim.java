@@ -13,7 +13,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * @param fencingToken this claim's number among the task's claims, one more than the claim before it: what a
  *        worker's own store compares to refuse a write from a claim older than one it has seen
  * @param leaseUntil when the claim's lease ends unless a heartbeat extends it, on PostgreSQL's clock
+ * @param traceParent the task's submission's W3C {@code traceparent}, which the attempt's span continues; null for none
  */
 public record Claim(UUID taskId, String type, ObjectNode payload, int attempt, String claimId, String owner,
-        long fencingToken, Instant leaseUntil) {
+        long fencingToken, Instant leaseUntil, String traceParent) {
+
+    /** A claim whose task carries no trace. */
+    public Claim(UUID taskId, String type, ObjectNode payload, int attempt, String claimId, String owner,
+            long fencingToken, Instant leaseUntil) {
+        this(taskId, type, payload, attempt, claimId, owner, fencingToken, leaseUntil, null);
+    }
 }

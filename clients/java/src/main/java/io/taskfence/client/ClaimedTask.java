@@ -8,7 +8,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * @param fencingToken one more than the task's claim before this one: send it with every write to a store of your
  *        own, which refuses a token lower than one it has seen
  * @param leaseMillis how far each heartbeat extends the lease; the worker heartbeats at a third of it
+ * @param traceparent the claim's W3C trace context, in the trace of the task's submission (null when the service does
+ *        not trace): a handler's own spans continue it, and the client sends it with its calls about the claim
  */
 public record ClaimedTask(String claimId, String taskId, String type, ObjectNode payload, int attempt,
-        long fencingToken, String leaseUntil, long leaseMillis, String owner) {
+        long fencingToken, String leaseUntil, long leaseMillis, String owner, String traceparent) {
 }

@@ -71,7 +71,15 @@ public final class TaskfenceClient {
 
     /** Submits a task of {@code type}; answers the task as stored. */
     public JsonNode submit(String type, Object payload) {
-        return call("POST", "/api/v1/tasks", Map.of("type", type, "payload", payload), timeout);
+        return submit(type, payload, null);
+    }
+
+    /**
+     * Submits a task of {@code type} as part of the caller's trace: {@code traceparent} is the caller's span (W3C Trace
+     * Context), which a tracing service's spans of the task continue; null for none.
+     */
+    public JsonNode submit(String type, Object payload, String traceparent) {
+        return call("POST", "/api/v1/tasks", Map.of("type", type, "payload", payload), timeout, traceparent);
     }
 
     public JsonNode get(String taskId) {
@@ -132,7 +140,7 @@ public final class TaskfenceClient {
         if (worker != null) {
             body.put("worker", worker);
         }
-        CompletableFuture<JsonNode> call = callAsync("POST", "/api/v1/claims", body, timeout.plus(wait));
+        CompletableFuture<JsonNode> call = callAsync("POST", "/api/v1/claims", body, timeout.plus(wait), null);
         return cancelling(call, call.thenApply(answer -> {
             List<ClaimedTask> claimed = new ArrayList<>();
             for (JsonNode claim : answer.get("claims")) {
@@ -142,36 +150,38 @@ public final class TaskfenceClient {
         }));
     }
 
+    // Each call about a claim sends the claim's traceparent, so that a tracing service records it in the task's trace.
+
     /** Extends the claim's lease; answers its new end. */
-    public String heartbeat(String claimId) {
-        return call("POST", claimPath(claimId, "heartbeat"), null, timeout).get("leaseUntil").asText();
+    public String heartbeat(ClaimedTask claim) {
+        return call("POST", claimPath(claim, "heartbeat"), null, timeout, claim.traceparent()).get("leaseUntil").asText();
     }
 
     /** Ends the claim with the task's result. */
-    public void complete(String claimId, Object result) {
+    public void complete(ClaimedTask claim, Object result) {
         ObjectNode body = JSON.createObjectNode();
         body.set("result", JSON.valueToTree(result));
-        call("POST", claimPath(claimId, "complete"), body, timeout);
+        call("POST", claimPath(claim, "complete"), body, timeout, claim.traceparent());
     }
 
     /** Ends the claim with a failure; answers FAILED (retried) or DEAD. */
-    public String fail(String claimId, String error, boolean retryable, Duration retryAfter) {
+    public String fail(ClaimedTask claim, String error, boolean retryable, Duration retryAfter) {
         ObjectNode body = JSON.createObjectNode();
         body.put("error", error == null || error.isEmpty() ? "failed" : error.substring(0, Math.min(error.length(), 10_000)));
         body.put("retryable", retryable);
         if (retryAfter != null) {
             body.put("retryAfter", retryAfter.toMillis() + "ms");
         }
-        return call("POST", claimPath(claimId, "fail"), body, timeout).get("status").asText();
+        return call("POST", claimPath(claim, "fail"), body, timeout, claim.traceparent()).get("status").asText();
     }
 
     /** Hands the task back unfinished, its attempt not counted; answers PENDING (or DEAD past its deadline). */
-    public String release(String claimId) {
-        return call("POST", claimPath(claimId, "release"), null, timeout).get("status").asText();
+    public String release(ClaimedTask claim) {
+        return call("POST", claimPath(claim, "release"), null, timeout, claim.traceparent()).get("status").asText();
     }
 
-    private static String claimPath(String claimId, String action) {
-        return "/api/v1/claims/" + encode(claimId) + "/" + action;
+    private static String claimPath(ClaimedTask claim, String action) {
+        return "/api/v1/claims/" + encode(claim.claimId()) + "/" + action;
     }
 
     private static String encode(String segment) {
@@ -179,11 +189,16 @@ public final class TaskfenceClient {
     }
 
     private JsonNode call(String method, String path, Object body, Duration within) {
-        return join(callAsync(method, path, body, within));
+        return call(method, path, body, within, null);
+    }
+
+    private JsonNode call(String method, String path, Object body, Duration within, String traceparent) {
+        return join(callAsync(method, path, body, within, traceparent));
     }
 
     /** The answer's JSON; a refusal, or an unreachable replica, as the exception it completes with. */
-    private CompletableFuture<JsonNode> callAsync(String method, String path, Object body, Duration within) {
+    private CompletableFuture<JsonNode> callAsync(String method, String path, Object body, Duration within,
+            String traceparent) {
         int used = next.get();
         URI base = urls.get(Math.floorMod(used, urls.size()));
         // Joined, not resolved: a base with a path (behind a proxy, https://host/taskfence) keeps it.
@@ -191,6 +206,9 @@ public final class TaskfenceClient {
                 .header("Accept", "application/json");
         if (key != null) {
             request.header("Authorization", "Bearer " + key);
+        }
+        if (traceparent != null) {
+            request.header("traceparent", traceparent);
         }
         try {
             request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()

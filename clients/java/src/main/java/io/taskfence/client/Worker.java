@@ -159,11 +159,11 @@ public final class Worker {
             try {
                 result = handler.handle(job);
             } catch (PermanentFailure permanent) {
-                end(job, () -> client.fail(job.task().claimId(), permanent.getMessage(), false, null));
+                end(job, () -> client.fail(job.task(), permanent.getMessage(), false, null));
                 return;
             } catch (Exception failure) {
                 if (!job.superseded()) {
-                    end(job, () -> client.fail(job.task().claimId(), failure.toString(), true, null));
+                    end(job, () -> client.fail(job.task(), failure.toString(), true, null));
                 }
                 return;
             }
@@ -181,9 +181,9 @@ public final class Worker {
      */
     private Object completeOrFail(Job job, Object result) {
         try {
-            client.complete(job.task().claimId(), result);
+            client.complete(job.task(), result);
         } catch (IllegalArgumentException unwritable) {
-            client.fail(job.task().claimId(), "the handler succeeded, but its result cannot be stored: "
+            client.fail(job.task(), "the handler succeeded, but its result cannot be stored: "
                     + unwritable.getMessage(), false, null);
         } catch (ClaimSupersededException | ServiceUnavailableException again) {
             throw again;
@@ -191,7 +191,7 @@ public final class Worker {
             if (refused.status() == 429) {
                 throw refused;
             }
-            client.fail(job.task().claimId(), "the handler succeeded, but its result cannot be stored: "
+            client.fail(job.task(), "the handler succeeded, but its result cannot be stored: "
                     + refused.problem().path("detail").asText(refused.getMessage()), false, null);
         }
         return null;
@@ -253,7 +253,7 @@ public final class Worker {
             }
             long sent = System.nanoTime();
             try {
-                client.heartbeat(job.task().claimId());
+                client.heartbeat(job.task());
                 confirmedNanos = sent;
             } catch (ClaimSupersededException superseded) {
                 LOG.log(Level.INFO, "task {0}: {1}; stopping it", job.task().taskId(),
@@ -293,7 +293,7 @@ public final class Worker {
 
     private void handBack(Job job) {
         try {
-            client.release(job.task().claimId());
+            client.release(job.task());
             LOG.log(Level.INFO, "task {0} handed back", job.task().taskId());
         } catch (TaskfenceException failed) {
             LOG.log(Level.WARNING, "task {0}: handing it back failed ({1}); it runs again once its lease has run out",
