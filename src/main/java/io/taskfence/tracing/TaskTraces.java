@@ -61,12 +61,11 @@ public class TaskTraces {
     }
 
     /**
-     * Starts the span of one attempt this replica runs, current on the calling thread until it ends there: a child
-     * of the task's submission ({@code traceParent} as stored, null for none: the span starts a trace of its own).
+     * Starts the span of one attempt this replica runs: a child of the task's submission ({@code traceParent} as
+     * stored, null for none: the span starts a trace of its own).
      */
     public AttemptSpan attempt(UUID taskId, String type, int attempt, String traceParent) {
-        Span span = task("process " + type, SpanKind.CONSUMER, taskId, type, attempt, traceParent).startSpan();
-        return new AttemptSpan(span, span.makeCurrent());
+        return new AttemptSpan(task("process " + type, SpanKind.CONSUMER, taskId, type, attempt, traceParent).startSpan());
     }
 
     /**

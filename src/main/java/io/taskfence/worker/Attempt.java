@@ -138,8 +138,8 @@ final class Attempt {
         long startedAt = System.nanoTime();
         AttemptSpan span = traces.attempt(claim.taskId(), claim.type(), claim.attempt(), claim.traceParent());
         try {
-            outcome = handler.get().handle(new TaskHandler.Work(claim.taskId(), claim.payload(), claim.attempt(),
-                    claim.owner()));
+            outcome = span.within(() -> handler.get().handle(new TaskHandler.Work(claim.taskId(), claim.payload(),
+                    claim.attempt(), claim.owner())));
             if (outcome == null) {
                 outcome = TaskOutcome.failure("the handler returned no outcome");
             }
@@ -154,7 +154,7 @@ final class Attempt {
         if (!mayRecord()) {
             stopHeartbeat();
             timeRun("lost", ran);
-            span.end("lost", "the claim was lost: the task was cancelled, or its lease ran out");
+            span.end("lost", "the attempt no longer held its task: cancelled, its lease ran out, or handed back");
             return; // the task is, or may now be, someone else's: nothing more is written for this attempt
         }
         endLease();
