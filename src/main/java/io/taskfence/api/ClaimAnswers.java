@@ -49,7 +49,7 @@ final class ClaimAnswers {
             @Schema(description = "false: no attempt can succeed, the task is DEAD now; true when absent")
             Boolean retryable,
 
-            @Pattern(regexp = "([0-9]{1,9})(ms|s)", message = "must be a number of seconds or milliseconds, e.g. 30s")
+            @Pattern(regexp = Delay.PATTERN, message = "must be a number of seconds or milliseconds, e.g. 30s")
             @Schema(description = "retry after this long instead of the backoff, e.g. `30s`") String retryAfter) {
     }
 }

@@ -5,8 +5,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -49,7 +47,6 @@ import io.taskfence.types.RemoteTypes;
 public class ClaimResource {
 
     private static final String DEFAULT_WORKER = "worker";
-    private static final Pattern DURATION = Pattern.compile("([0-9]+)(ms|s)");
 
     private final RemoteClaims claims;
     private final RemoteTypes remote;
@@ -140,7 +137,8 @@ public class ClaimResource {
     public ClaimAnswers.Ended fail(@PathParam("claimId") String claimId,
             @NotNull(message = "a JSON object with at least error") @Valid ClaimAnswers.Failure body) {
         ClaimId claim = held(claimId);
-        Duration retryAfter = body.retryAfter() == null ? null : duration(body.retryAfter());
+        // The body's pattern (Delay's) let it through.
+        Duration retryAfter = body.retryAfter() == null ? null : Delay.parse(body.retryAfter()).orElseThrow();
         boolean retryable = !Boolean.FALSE.equals(body.retryable());
         TaskStatus now = claims.fail(claim, body.error(), retryable, retryAfter, backoffBase, backoffCap);
         traces.reported(retryable ? "failure" : "permanent_failure");
@@ -165,15 +163,5 @@ public class ClaimResource {
     private ClaimId held(String text) {
         return ClaimId.parse(text).filter(claim -> RemoteClaims.madeBy(claim, KeyOwner.of(identity).name()))
                 .orElseThrow(() -> Problems.of(Status.NOT_FOUND, "no claim '" + text + "' of this key"));
-    }
-
-    /** A delay the failure's pattern lets through: digits, then {@code ms} or {@code s}. */
-    private static Duration duration(String text) {
-        Matcher parts = DURATION.matcher(text);
-        if (!parts.matches()) {
-            throw new IllegalArgumentException("checked by the body's pattern: " + text);
-        }
-        long amount = Long.parseLong(parts.group(1));
-        return "ms".equals(parts.group(2)) ? Duration.ofMillis(amount) : Duration.ofSeconds(amount);
     }
 }

@@ -2,8 +2,6 @@ package io.taskfence.api;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * How long a request may wait for something to happen (a claim for a task, a read for a task's end): {@code <n>s} or
@@ -14,19 +12,12 @@ final class LongPoll {
     static final Duration LONGEST = Duration.ofSeconds(60);
     static final String PATTERN = "([0-9]{1,5})(ms|s)";
     static final String RULE = "must be a number of seconds or milliseconds up to 60s, e.g. 20s or 500ms";
-    private static final Pattern WAIT = Pattern.compile(PATTERN);
 
     private LongPoll() {
     }
 
     /** The wait {@code text} names; empty if it names none, or more than {@link #LONGEST}. */
     static Optional<Duration> parse(String text) {
-        Matcher parts = WAIT.matcher(text);
-        if (!parts.matches()) {
-            return Optional.empty();
-        }
-        long amount = Long.parseLong(parts.group(1));
-        Duration wait = "ms".equals(parts.group(2)) ? Duration.ofMillis(amount) : Duration.ofSeconds(amount);
-        return wait.compareTo(LONGEST) > 0 ? Optional.empty() : Optional.of(wait);
+        return Delay.parse(text).filter(wait -> wait.compareTo(LONGEST) <= 0);
     }
 }

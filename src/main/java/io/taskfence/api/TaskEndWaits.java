@@ -32,7 +32,6 @@ import io.taskfence.task.TasksEnded;
 class TaskEndWaits {
 
     private final SignalChannel channel;
-    private final Set<Waiter> waiting = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<UUID, Set<Waiter>> byTask = new ConcurrentHashMap<>();
     private ScheduledExecutorService resubscriber;
 
@@ -47,7 +46,7 @@ class TaskEndWaits {
     void start(@Observes @Priority(Interceptor.Priority.LIBRARY_AFTER) StartupEvent started) {
         resubscriber = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().name("task-end-waits").daemon().factory());
         // A (re)made subscription may have missed ends: every waiter reads its task again.
-        channel.listen(this::ended, () -> waiting.forEach(waiter -> waiter.woken().complete(null)), resubscriber);
+        channel.listen(this::ended, this::wakeAll, resubscriber);
     }
 
     /** Tasks ended here (committed): tell every replica's waiters. */
@@ -60,13 +59,16 @@ class TaskEndWaits {
     /** Registers a waiter for {@code taskId}; {@link #forget} it once answered. */
     Waiter waitFor(UUID taskId) {
         Waiter waiter = new Waiter(taskId, new CompletableFuture<>());
-        waiting.add(waiter);
-        byTask.computeIfAbsent(taskId, any -> ConcurrentHashMap.newKeySet()).add(waiter);
+        // Added inside compute: a forget emptying and removing the task's set cannot strand this waiter in it.
+        byTask.compute(taskId, (id, waiters) -> {
+            Set<Waiter> all = waiters == null ? ConcurrentHashMap.newKeySet() : waiters;
+            all.add(waiter);
+            return all;
+        });
         return waiter;
     }
 
     void forget(Waiter waiter) {
-        waiting.remove(waiter);
         byTask.computeIfPresent(waiter.taskId(), (id, waiters) -> {
             waiters.remove(waiter);
             return waiters.isEmpty() ? null : waiters;
@@ -88,9 +90,13 @@ class TaskEndWaits {
         });
     }
 
+    private void wakeAll() {
+        byTask.values().forEach(waiters -> waiters.forEach(waiter -> waiter.woken().complete(null)));
+    }
+
     void stop(@Observes ShutdownEvent stopped) {
         channel.close();
-        waiting.forEach(waiter -> waiter.woken().complete(null));
+        wakeAll();
         if (resubscriber != null) {
             resubscriber.shutdownNow();
         }
