@@ -306,7 +306,10 @@ public interface TaskfenceConfig {
             @WithDefault("submit")
             String role();
 
-            /** For a {@code worker} key, the remote task types it may claim; required for one, refused for others. */
+            /**
+             * For a {@code worker} key, the remote task types it may claim, or {@code *} for every one (also those
+             * declared through the API); required for one, refused for others.
+             */
             Optional<List<String>> types();
 
             /** Unfinished tasks (PENDING, ENQUEUED, PROCESSING, FAILED) this key may have at once. */

@@ -62,6 +62,12 @@ public final class ProblemAnswers implements OASFilter {
                     "429", "the key's request rate is spent (Retry-After), or its quota of unfinished tasks is")),
             Map.entry("pauseType", Map.of("404", "no handler for the type; the detail lists the types")),
             Map.entry("resumeType", Map.of("404", "no handler for the type; the detail lists the types")),
+            Map.entry("declareType", Map.of(
+                    "422", "the name is no type name, a handler here runs the type, it is remote by the configuration, "
+                            + "or the schema cannot be used")),
+            Map.entry("undeclareType", Map.of(
+                    "404", "no remote type of that name was declared through the API",
+                    "409", "tasks of the type wait or run, a schedule names it, or it is remote by the configuration")),
             Map.entry("createSchedule", Map.of(
                     "409", "a schedule of that name exists",
                     "422", "the cron fires no more, or the type or payload is refused as a submission's")),

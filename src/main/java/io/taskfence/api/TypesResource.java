@@ -4,12 +4,18 @@ import java.util.List;
 
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.event.Event;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -20,12 +26,14 @@ import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.Roles;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.task.TasksBecameDue;
+import io.taskfence.types.RemoteTypes;
 import io.taskfence.types.TaskTypes;
 import io.taskfence.types.TypeState;
 
 /**
- * The task types (DESIGN.md, "REST API", "Types"): their limits and pause flags, and pausing and resuming one.
- * Pause and resume are idempotent: answered 200 with the type's state whether or not it changed.
+ * The task types (DESIGN.md, "REST API", "Types"): their limits and pause flags, pausing and resuming one, and the
+ * remote types an admin declares. Pause and resume are idempotent: answered 200 with the type's state whether or not
+ * it changed; so is a declaration made again.
  */
 @Path("/api/v1/types")
 @Produces(MediaType.APPLICATION_JSON)
@@ -33,11 +41,13 @@ import io.taskfence.types.TypeState;
 public class TypesResource {
 
     private final TaskTypes types;
+    private final RemoteTypes remote;
     private final Event<TasksBecameDue> due;
     private final SecurityIdentity identity;
 
-    TypesResource(TaskTypes types, Event<TasksBecameDue> due, SecurityIdentity identity) {
+    TypesResource(TaskTypes types, RemoteTypes remote, Event<TasksBecameDue> due, SecurityIdentity identity) {
         this.types = types;
+        this.remote = remote;
         this.due = due;
         this.identity = identity;
     }
@@ -71,6 +81,48 @@ public class TypesResource {
             due.fire(new TasksBecameDue());
         }
         return state(type);
+    }
+
+    /**
+     * Declares a remote type (or changes the schema of one declared before): its tasks can be submitted from now on,
+     * on every replica, and claimed by worker keys whose types are {@code *}.
+     */
+    @PUT
+    @Path("/{type}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "declareType", summary = "Declare a remote task type, run by remote workers")
+    public Response declare(@PathParam("type") String type,
+            @NotNull(message = "a JSON object with remote: true") @Valid TypeDeclaration body) {
+        boolean created;
+        try {
+            created = remote.declare(type, body.schema() == null ? null : body.schema().toString(),
+                    KeyOwner.of(identity).name());
+        } catch (IllegalArgumentException refused) {
+            throw Problems.unprocessable(refused.getMessage().startsWith("schema") ? "schema" : "type",
+                    refused.getMessage());
+        }
+        return Response.status(created ? Status.CREATED : Status.OK).entity(state(type)).build();
+    }
+
+    /**
+     * Takes back a remote type declared through the API, once none of its tasks waits or runs and no schedule names
+     * it; its ended tasks stay, to be read.
+     */
+    @DELETE
+    @Path("/{type}")
+    @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "undeclareType", summary = "Take back a remote task type declared through the API")
+    public Response undeclare(@PathParam("type") String type) {
+        return switch (remote.undeclare(type)) {
+            case REMOVED -> Response.noContent().build();
+            case NOT_DECLARED -> throw Problems.of(Status.NOT_FOUND, "no remote type '" + type + "' was declared "
+                    + "through the API");
+            case CONFIGURED -> throw Problems.of(Status.CONFLICT, "'" + type + "' is remote by the configuration "
+                    + "(taskfence.types." + type + ".remote), which only a new start changes");
+            case STILL_USED -> throw Problems.of(Status.CONFLICT, "tasks of '" + type + "' wait or run, or a schedule "
+                    + "names it: cancel or finish them, delete the schedule, then take the type back");
+        };
     }
 
     private String registered(String type) {

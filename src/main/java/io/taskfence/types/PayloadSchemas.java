@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -32,7 +33,8 @@ import io.vertx.json.schema.Validator;
  * The JSON Schemas a type's payloads must meet at submission ({@code taskfence.types.<type>.schema}, inline, or
  * {@code .schema-file}; draft 2020-12), read and compiled at start-up: a schema that is not JSON, or that the
  * validator cannot use, stops the start naming the key. A remote type's workers are outside the service, so this is
- * how its payloads are checked before a task is stored (422 naming where and why); any type may have one.
+ * how its payloads are checked before a task is stored (422 naming where and why); any type may have one. A remote
+ * type declared through the API carries its own ({@link RemoteTypes#declare}).
  */
 @ApplicationScoped
 @Startup
@@ -43,36 +45,53 @@ public class PayloadSchemas {
     private static final String BASE_URI = "urn:taskfence:types:";
 
     private final Map<String, Validator> byType;
+    /** The schema a remote type was declared with through the API, if any. */
+    private final Function<String, Optional<Validator>> declared;
 
     @Inject
-    PayloadSchemas(TaskfenceConfig config) {
-        this(read(config.types()));
+    PayloadSchemas(TaskfenceConfig config, RemoteTypes remote) {
+        this(read(config.types()), remote::declaredSchema);
     }
 
-    PayloadSchemas(Map<String, Validator> byType) {
+    PayloadSchemas(Map<String, Validator> byType, Function<String, Optional<Validator>> declared) {
         this.byType = byType;
+        this.declared = declared;
     }
 
     static Map<String, Validator> read(Map<String, TaskfenceConfig.Type> settings) {
         Map<String, Validator> byType = new TreeMap<>();
         settings.forEach((type, setting) -> schemaText(type, setting).ifPresent(text -> {
             String key = "taskfence.types." + type + (setting.schema().isPresent() ? ".schema" : ".schema-file");
-            JsonObject schema;
             try {
-                schema = new JsonObject(text);
-            } catch (DecodeException e) {
-                throw new IllegalStateException(key + " is not a JSON object: " + e.getMessage(), e);
+                byType.put(type, compile(type, text, key));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(e.getMessage(), e);
             }
-            Validator validator = Validator.create(JsonSchema.of(schema), new JsonSchemaOptions()
-                    .setDraft(Draft.DRAFT202012).setBaseUri(BASE_URI + type).setOutputFormat(OutputFormat.Basic));
-            try {
-                validator.validate(new JsonObject()); // compiles it: a schema it cannot use fails here, not at a submit
-            } catch (RuntimeException e) {
-                throw new IllegalStateException(key + " cannot be used as a JSON Schema: " + e.getMessage(), e);
-            }
-            byType.put(type, validator);
         }));
         return Collections.unmodifiableMap(byType);
+    }
+
+    /**
+     * {@code text} as the validator of {@code type}'s payloads.
+     *
+     * @throws IllegalArgumentException saying why, naming {@code where} it came from, if it is not a JSON object or
+     *         cannot be used as a JSON Schema
+     */
+    static Validator compile(String type, String text, String where) {
+        JsonObject schema;
+        try {
+            schema = new JsonObject(text);
+        } catch (DecodeException | ClassCastException e) {
+            throw new IllegalArgumentException(where + " is not a JSON object: " + e.getMessage(), e);
+        }
+        Validator validator = Validator.create(JsonSchema.of(schema), new JsonSchemaOptions()
+                .setDraft(Draft.DRAFT202012).setBaseUri(BASE_URI + type).setOutputFormat(OutputFormat.Basic));
+        try {
+            validator.validate(new JsonObject()); // compiles it: a schema it cannot use fails here, not at a submit
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(where + " cannot be used as a JSON Schema: " + e.getMessage(), e);
+        }
+        return validator;
     }
 
     private static Optional<String> schemaText(String type, TaskfenceConfig.Type setting) {
@@ -90,9 +109,12 @@ public class PayloadSchemas {
         }
     }
 
-    /** What is wrong with {@code payload} for its type's schema, one line each naming where; empty if nothing. */
+    /**
+     * What is wrong with {@code payload} for its type's schema (the configuration's, or the one a remote type was
+     * declared with), one line each naming where; empty if nothing.
+     */
     public List<String> problems(String type, ObjectNode payload) {
-        Validator validator = byType.get(type);
+        Validator validator = byType.containsKey(type) ? byType.get(type) : declared.apply(type).orElse(null);
         if (validator == null) {
             return List.of();
         }

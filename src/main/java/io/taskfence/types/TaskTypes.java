@@ -30,25 +30,25 @@ public class TaskTypes {
     private final DataSource db;
     private final TypeLimits limits;
     private final RemoteTypes remote;
-    private final Set<String> names;
+    private final Set<String> handled;
 
     TaskTypes(DataSource db, TaskHandlers handlers, TypeLimits limits, RemoteTypes remote) {
         this.db = db;
         this.limits = limits;
         this.remote = remote;
-        Set<String> all = new TreeSet<>(handlers.types());
-        all.addAll(remote.names());
-        this.names = Collections.unmodifiableSet(all);
+        this.handled = handlers.types();
     }
 
     /** Whether tasks of {@code type} can be submitted: a handler here or remote workers run them. */
     public boolean registered(String type) {
-        return names.contains(type);
+        return handled.contains(type) || remote.contains(type);
     }
 
-    /** The registered types, by name. */
+    /** The registered types, by name: the handlers' and the remote ones, which an admin may declare at any time. */
     public Set<String> names() {
-        return names;
+        Set<String> all = new TreeSet<>(handled);
+        all.addAll(remote.names());
+        return Collections.unmodifiableSet(all);
     }
 
     /**
@@ -68,7 +68,7 @@ public class TaskTypes {
 
     /** Every registered type, by name. */
     public List<TypeState> all() {
-        return states(names);
+        return states(names());
     }
 
     /**
@@ -77,7 +77,7 @@ public class TaskTypes {
      */
     public List<TypeState> limitsOnly() {
         Set<String> paused = paused();
-        return names.stream().map(type -> state(type, paused.contains(type), Map.of(), Map.of(),
+        return names().stream().map(type -> state(type, paused.contains(type), Map.of(), Map.of(),
                 Map.of()).withoutClusterCounts()).toList();
     }
 

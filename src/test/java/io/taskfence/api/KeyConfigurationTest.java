@@ -93,6 +93,19 @@ class KeyConfigurationTest {
     }
 
     @Test
+    void aWorkerKeyMayNameEveryRemoteTypeWithAStarAlone() {
+        TaskfenceConfig.Auth auth = auth(Map.of(
+                "TASKFENCE_AUTH_KEYS_ANY_SECRET", "s1",
+                "TASKFENCE_AUTH_KEYS_ANY_ROLE", "worker",
+                "TASKFENCE_AUTH_KEYS_ANY_TYPES", "*",
+                "TASKFENCE_AUTH_KEYS_MIXED_SECRET", "s2",
+                "TASKFENCE_AUTH_KEYS_MIXED_ROLE", "worker",
+                "TASKFENCE_AUTH_KEYS_MIXED_TYPES", "*,resize"));
+        assertEquals(List.of("worker key 'mixed' names '*' (every remote type) and more types: name either"),
+                KeyRules.refusals(auth, Set.of("resize"), false));
+    }
+
+    @Test
     void authOffIsRefusedInProdUnlessAllowedExplicitly() {
         assertEquals(1, KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false")), Set.of(), true).size());
         assertEquals(List.of(), KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false",

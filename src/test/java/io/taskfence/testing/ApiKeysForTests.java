@@ -51,6 +51,9 @@ public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManage
     /** A worker key that may claim {@code thumbnail} tasks only. */
     public static final String THUMBNAIL_WORKER_KEY = "tf-wth-8c2e6a0f4b17d93c5e8a2f6d0b4c7e91";
     public static final String THUMBNAIL_WORKER_KEY_NAME = "thumbnailer";
+    /** A worker key whose types are {@code *}: every remote type, also those declared through the API. */
+    public static final String ANY_WORKER_KEY = "tf-wan-6d1f9b3e7c25a08f4d6b2e9c1a7f3d58";
+    public static final String ANY_WORKER_KEY_NAME = "anyworker";
 
     @Override
     public Map<String, String> start() {
@@ -81,6 +84,9 @@ public final class ApiKeysForTests implements QuarkusTestResourceLifecycleManage
         settings.put("taskfence.auth.keys." + THUMBNAIL_WORKER_KEY_NAME + ".secret", THUMBNAIL_WORKER_KEY);
         settings.put("taskfence.auth.keys." + THUMBNAIL_WORKER_KEY_NAME + ".role", "worker");
         settings.put("taskfence.auth.keys." + THUMBNAIL_WORKER_KEY_NAME + ".types", "thumbnail");
+        settings.put("taskfence.auth.keys." + ANY_WORKER_KEY_NAME + ".secret", ANY_WORKER_KEY);
+        settings.put("taskfence.auth.keys." + ANY_WORKER_KEY_NAME + ".role", "worker");
+        settings.put("taskfence.auth.keys." + ANY_WORKER_KEY_NAME + ".types", "*");
         return settings;
     }
 

@@ -59,7 +59,7 @@ class PayloadSchemasTest {
     }
 
     private static PayloadSchemas schemas(Map<String, TaskfenceConfig.Type> types) {
-        return new PayloadSchemas(PayloadSchemas.read(types));
+        return new PayloadSchemas(PayloadSchemas.read(types), type -> Optional.empty());
     }
 
     private static ObjectNode json(String text) throws Exception {

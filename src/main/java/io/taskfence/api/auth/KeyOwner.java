@@ -18,6 +18,8 @@ public record KeyOwner(String name, boolean admin, Set<String> workerTypes) {
 
     /** The identity attribute {@link ApiKeys} puts the key's name in. */
     static final String KEY_NAME = "taskfence.key-name";
+    /** A worker key's types naming this alone may claim every remote type, also one declared through the API. */
+    public static final String EVERY_REMOTE_TYPE = "*";
     /** The identity attribute {@link ApiKeys} puts a worker key's types in. */
     static final String WORKER_TYPES = "taskfence.worker-types";
 
@@ -29,7 +31,7 @@ public record KeyOwner(String name, boolean admin, Set<String> workerTypes) {
 
     /** Whether this caller may claim tasks of the remote type {@code type}. */
     public boolean mayClaim(String type) {
-        return workerTypes == null || workerTypes.contains(type);
+        return workerTypes == null || workerTypes.contains(EVERY_REMOTE_TYPE) || workerTypes.contains(type);
     }
 
     /**

@@ -68,7 +68,10 @@ public final class KeyRules {
         return refusals;
     }
 
-    /** A worker key names the remote types it may claim, at least one; no other key names any. */
+    /**
+     * A worker key names the remote types it may claim, at least one, each remote by the configuration, or {@code *}
+     * alone: every remote type, also those an admin declares through the API. No other key names any.
+     */
     private static void workerTypeRefusals(String name, TaskfenceConfig.Auth.Key key, Set<String> remoteTypes,
             List<String> refusals) {
         List<String> types = key.types().orElse(List.of());
@@ -81,6 +84,13 @@ public final class KeyRules {
         if (types.isEmpty()) {
             refusals.add("worker key '" + name + "' names no types (taskfence.auth.keys." + name
                     + ".types): it could claim nothing");
+        }
+        if (types.contains(KeyOwner.EVERY_REMOTE_TYPE)) {
+            if (types.size() > 1) {
+                refusals.add("worker key '" + name + "' names '" + KeyOwner.EVERY_REMOTE_TYPE + "' (every remote type) "
+                        + "and more types: name either");
+            }
+            return;
         }
         for (String type : types) {
             if (!remoteTypes.contains(type)) {

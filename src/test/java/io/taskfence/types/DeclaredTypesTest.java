@@ -1,0 +1,154 @@
+package io.taskfence.types;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.path.json.JsonPath;
+import io.restassured.specification.RequestSpecification;
+import io.taskfence.task.Sql;
+import io.taskfence.task.TaskQueries;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.testing.ApiKeysForTests;
+import io.taskfence.testing.TestServers;
+import io.taskfence.worker.RunningTasksProfile;
+
+/**
+ * Remote types an admin declares through the API (DESIGN.md, "Remote workers"): submitted, checked against their
+ * schema and claimed like configured ones from the moment they are declared, also when another replica declared them,
+ * and taken back only once none of their tasks waits or runs. Each test declares a type of its own and takes it back.
+ */
+@QuarkusTest
+@TestServers
+@TestProfile(RunningTasksProfile.class)
+class DeclaredTypesTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String FRAMES = "{\"type\":\"object\",\"required\":[\"frame\"],"
+            + "\"properties\":{\"frame\":{\"type\":\"integer\"}}}";
+
+    @Inject
+    TaskQueries queries;
+
+    @Inject
+    DataSource db;
+
+    @AfterEach
+    void takeBackWhatWasLeft() {
+        Sql.run(db, "update tasks set status = 'CANCELLED' where type in ('render', 'render.elsewhere') "
+                + "and status not in ('SUCCEEDED', 'DEAD', 'CANCELLED')");
+        Sql.run(db, "delete from tasks_due where type in ('render', 'render.elsewhere')");
+        Sql.run(db, "delete from tasks_in_flight where type in ('render', 'render.elsewhere')");
+        admin().delete("/api/v1/types/render");
+        admin().delete("/api/v1/types/render.elsewhere");
+    }
+
+    @Test
+    void anAdminDeclaresARemoteTypeWhoseTasksAreCheckedClaimedAndRunUntilItIsTakenBack() {
+        admin().contentType("application/json").body("{\"remote\":true,\"schema\":" + FRAMES + "}")
+                .put("/api/v1/types/render").then().statusCode(201).body("type", is("render")).body("remote", is(true));
+        admin().contentType("application/json").body("{\"remote\":true,\"schema\":" + FRAMES + "}")
+                .put("/api/v1/types/render").then().statusCode(200);
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/types").then().statusCode(200)
+                .body("findAll { it.remote }.type", hasItem("render"));
+
+        submitter().body("{\"type\":\"render\",\"payload\":{\"frame\":\"first\"}}").post("/api/v1/tasks").then()
+                .statusCode(422).body("detail", containsString("payload/frame"));
+        UUID id = submit("render", "{\"frame\":1}");
+
+        given().auth().oauth2(ApiKeysForTests.WORKER_KEY).contentType("application/json")
+                .body("{\"types\":[\"render\"]}").post("/api/v1/claims").then().statusCode(403)
+                .body("detail", containsString("may not claim 'render'"));
+        JsonPath claim = claim("render");
+        assertEquals(id.toString(), claim.getString("taskId"));
+        assertEquals(1, claim.getInt("payload.frame"));
+        anyWorker().contentType("application/json").body("{\"result\":{\"rendered\":true}}")
+                .post("/api/v1/claims/" + claim.getString("claimId") + "/complete").then().statusCode(200);
+        assertEquals(TaskStatus.SUCCEEDED, queries.find(id).orElseThrow().status());
+
+        UUID waiting = submit("render", "{\"frame\":2}");
+        admin().delete("/api/v1/types/render").then().statusCode(409).body("detail", containsString("wait or run"));
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + waiting + "/cancel").then()
+                .statusCode(200);
+        admin().delete("/api/v1/types/render").then().statusCode(204);
+        submitter().body("{\"type\":\"render\",\"payload\":{\"frame\":3}}").post("/api/v1/tasks").then().statusCode(422);
+        admin().delete("/api/v1/types/render").then().statusCode(404);
+        assertEquals(TaskStatus.SUCCEEDED, queries.find(id).orElseThrow().status(), "its ended tasks stay");
+    }
+
+    @Test
+    void aTypeAnotherReplicaDeclaredIsKnownHereWithoutItsAnnouncement() {
+        // As another replica's declaration whose announcement never came: the row alone.
+        Sql.run(db, "insert into remote_types (type, declared_by) values ('render.elsewhere', 'another replica')");
+        UUID id = await().atMost(Duration.ofSeconds(5)).until(() -> submitter()
+                .body("{\"type\":\"render.elsewhere\",\"payload\":{}}").post("/api/v1/tasks").then().extract(),
+                answer -> answer.statusCode() == 201).jsonPath().getUUID("id");
+        JsonPath claim = claim("render.elsewhere");
+        assertEquals(id.toString(), claim.getString("taskId"), "dispatch put it on the type's own stream");
+        anyWorker().contentType("application/json").body("{\"result\":{}}")
+                .post("/api/v1/claims/" + claim.getString("claimId") + "/complete").then().statusCode(200);
+    }
+
+    @Test
+    void whatCannotBeDeclaredOrTakenBackIsRefusedSayingWhy() {
+        admin().contentType("application/json").body("{\"remote\":true}").put("/api/v1/types/http").then()
+                .statusCode(422).body("detail", containsString("a handler of this service runs 'http'"));
+        admin().contentType("application/json").body("{\"remote\":true}").put("/api/v1/types/resize").then()
+                .statusCode(422).body("detail", containsString("remote by the configuration"));
+        admin().contentType("application/json").body("{\"remote\":true}").put("/api/v1/types/Render").then()
+                .statusCode(422).body("detail", containsString("no task type name"));
+        admin().contentType("application/json").body("{\"remote\":false}").put("/api/v1/types/render").then()
+                .statusCode(400).body(containsString("only remote types are declared"));
+        admin().contentType("application/json").body("{\"remote\":true,\"schema\":{\"$ref\":\"#/$defs/missing\"}}")
+                .put("/api/v1/types/render").then().statusCode(422).body("field", is("schema"));
+        submitter().body("{\"remote\":true}").put("/api/v1/types/render").then().statusCode(403);
+        admin().delete("/api/v1/types/resize").then().statusCode(409)
+                .body("detail", containsString("remote by the configuration"));
+        admin().get("/api/v1/types").then().statusCode(200).body("type", not(hasItem("render")));
+    }
+
+    private static RequestSpecification admin() {
+        return given().auth().oauth2(ApiKeysForTests.ADMIN_KEY);
+    }
+
+    private static RequestSpecification submitter() {
+        return given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json");
+    }
+
+    private static RequestSpecification anyWorker() {
+        return given().auth().oauth2(ApiKeysForTests.ANY_WORKER_KEY);
+    }
+
+    private static UUID submit(String type, String payload) {
+        return UUID.fromString(submitter().body("{\"type\":\"" + type + "\",\"payload\":" + payload + "}")
+                .post("/api/v1/tasks").then().statusCode(201).extract().path("id"));
+    }
+
+    /** One claim of {@code type} by the key that may claim every remote type; its fields at the root. */
+    private static JsonPath claim(String type) {
+        JsonPath answer = null;
+        long end = System.nanoTime() + WAIT.toNanos();
+        while ((answer == null || answer.getList("claims").isEmpty()) && System.nanoTime() < end) {
+            answer = anyWorker().contentType("application/json").body("{\"types\":[\"" + type + "\"],\"wait\":\"5s\"}")
+                    .post("/api/v1/claims").then().statusCode(200).extract().jsonPath();
+        }
+        assertEquals(1, answer.getList("claims").size(), "one task of " + type + " claimed: " + answer.prettify());
+        return answer.setRootPath("claims[0]");
+    }
+}
