@@ -107,9 +107,7 @@ public class RemoteClaims {
 
     /** After the Redis extension's own start-up (see {@code Workers.start}). */
     void start(@Observes @Priority(Interceptor.Priority.LIBRARY_AFTER) StartupEvent started) {
-        if (remote.names().isEmpty()) {
-            return;
-        }
+        // Also with no remote type configured: an admin may declare one at any time.
         resubscriber = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().name("remote-claims").daemon().factory());
         claimable.listen(waits::pushed, waits::wakeAll, resubscriber);
     }

@@ -7,6 +7,8 @@ import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -16,11 +18,12 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.taskfence.lock.LockSettings;
 
 /**
- * Where a task's spans start. A task keeps only its submission's {@code traceparent} (W3C Trace Context; its
- * {@code tracestate} is not kept): every span of the task is started from it, on whichever replica, however long
+ * Where a task's spans start. A task keeps only its submission's {@code traceparent} (W3C Trace Context, whatever
+ * the propagators; its {@code tracestate} and baggage are not kept): every span of the task is started from it, on whichever replica, however long
  * after the submission, so that the task's attempts and calls join the trace of the request that submitted it.
  */
 @ApplicationScoped
@@ -48,16 +51,25 @@ public class TaskTraces {
     };
 
     private final Tracer tracer;
+    private final TextMapPropagator propagator;
     private final String replica;
+    /**
+     * Whether this replica traces. Off, nothing is stored or passed on, not even a context stored while it was on
+     * (a no-op span started from one would carry it on).
+     */
+    private final boolean on;
 
-    TaskTraces(OpenTelemetry openTelemetry, LockSettings settings) {
+    TaskTraces(OpenTelemetry openTelemetry, LockSettings settings,
+            @ConfigProperty(name = "quarkus.otel.sdk.disabled") boolean sdkDisabled) {
         this.tracer = openTelemetry.getTracer("io.taskfence");
+        this.propagator = openTelemetry.getPropagators().getTextMapPropagator();
         this.replica = settings.replicaId();
+        this.on = !sdkDisabled;
     }
 
     /** The calling thread's span as a {@code traceparent} to store with a task submitted now; null for none. */
     public String current() {
-        return traceparent(Context.current());
+        return on ? traceparent(Context.current()) : null;
     }
 
     /**
@@ -65,6 +77,9 @@ public class TaskTraces {
      * stored, null for none: the span starts a trace of its own).
      */
     public AttemptSpan attempt(UUID taskId, String type, int attempt, String traceParent) {
+        if (!on) {
+            return new AttemptSpan(Span.getInvalid());
+        }
         return new AttemptSpan(task("process " + type, SpanKind.CONSUMER, taskId, type, attempt, traceParent).startSpan());
     }
 
@@ -73,6 +88,9 @@ public class TaskTraces {
      * answer carries, is what the worker's own spans and its later calls for the claim continue. Null for none.
      */
     public String claimed(UUID taskId, String type, int attempt, String traceParent, String worker) {
+        if (!on) {
+            return null;
+        }
         Span span = task("claim " + type, SpanKind.CONSUMER, taskId, type, attempt, traceParent)
                 .setAttribute(WORKER, worker).startSpan();
         span.end();
@@ -86,14 +104,18 @@ public class TaskTraces {
 
     /**
      * Starts the span of an outgoing HTTP call, a child of the calling thread's span (an attempt's); the caller sends
-     * {@link OutgoingCall#headers()} with the request.
+     * {@link OutgoingCall#headers()} with the request, written by the configured propagators
+     * ({@code quarkus.otel.propagators}: W3C Trace Context and Baggage by default).
      */
     public OutgoingCall outgoing(String method, String host, int port) {
+        if (!on) {
+            return new OutgoingCall(Span.getInvalid(), Map.of());
+        }
         Span span = tracer.spanBuilder(method).setSpanKind(SpanKind.CLIENT)
                 .setAttribute("http.request.method", method).setAttribute("server.address", host)
                 .setAttribute("server.port", (long) port).startSpan();
-        Map<String, String> headers = new HashMap<>(2);
-        W3C.inject(Context.current().with(span), headers, Map::put);
+        Map<String, String> headers = new HashMap<>(4);
+        propagator.inject(Context.current().with(span), headers, Map::put);
         return new OutgoingCall(span, Map.copyOf(headers));
     }
 

@@ -41,10 +41,10 @@ import io.vertx.json.schema.Validator;
  * checked at start-up: a remote type's name must be one a task type may have, and no handler may run it here as
  * well), and the table {@code remote_types}, where an admin declares more through the API ({@link #declare}).
  * <p>
- * Every replica keeps a copy of the table's types, read again when a replica announces a change on
- * {@code <prefix>:types}, every {@value #REREAD_SECONDS} seconds, and at once (at most once a second) when asked
- * about a type it does not know: so a type declared through one replica is known to the one that dispatches or
- * takes a submission before its first task is handled there.
+ * Every replica keeps a copy of the table's types, read at start-up, again when a replica announces a change on
+ * {@code <prefix>:types}, every {@value #REREAD_SECONDS} seconds, and at once when asked about a type it does not
+ * know: so a type declared through one replica is known to the one that dispatches or takes a submission before its
+ * first task is handled there, announced or not.
  */
 @ApplicationScoped
 @Startup
@@ -52,7 +52,6 @@ public class RemoteTypes {
 
     private static final Logger LOG = Logger.getLogger(RemoteTypes.class);
     static final int REREAD_SECONDS = 10;
-    private static final long MISS_REREAD_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** The outcome of {@link #undeclare}. */
     public enum Undeclared {
@@ -70,7 +69,6 @@ public class RemoteTypes {
     /** The declared types with their schemas (absent: none), as last read; replaced whole. */
     private volatile Map<String, Optional<Schema>> declared = Map.of();
     private volatile Set<String> names;
-    private volatile long lastReadNanos = System.nanoTime() - MISS_REREAD_NANOS;
     private ScheduledExecutorService rereads;
 
     @Inject
@@ -111,7 +109,7 @@ public class RemoteTypes {
         rereads = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().name("remote-types").daemon().factory());
         // A message arrives on an event loop, which must not wait for PostgreSQL.
         changes.listen(type -> rereads.execute(this::reread), () -> rereads.execute(this::reread), rereads);
-        rereads.scheduleWithFixedDelay(this::reread, REREAD_SECONDS, REREAD_SECONDS, TimeUnit.SECONDS);
+        rereads.scheduleWithFixedDelay(this::reread, 0, REREAD_SECONDS, TimeUnit.SECONDS);
     }
 
     void stop(@Observes ShutdownEvent stopped) {
@@ -121,7 +119,10 @@ public class RemoteTypes {
         }
     }
 
-    /** Whether {@code type} is remote; a type this replica does not know makes it read the table first. */
+    /**
+     * Whether {@code type} is remote; a type this replica does not know (and no handler here runs) makes it read the
+     * table first: one small query, which only a type that is not there (a typo, say) costs each time.
+     */
     public boolean contains(String type) {
         if (names.contains(type)) {
             return true;
@@ -129,15 +130,8 @@ public class RemoteTypes {
         if (handled.contains(type) || !TaskHandlers.TYPE.matcher(type).matches()) {
             return false;
         }
-        rereadUnlessJustRead();
+        reread();
         return names.contains(type);
-    }
-
-    /** Reads the table again, unless that was done less than a second ago (asked by another caller meanwhile, say). */
-    private synchronized void rereadUnlessJustRead() {
-        if (System.nanoTime() - lastReadNanos >= MISS_REREAD_NANOS) {
-            reread();
-        }
     }
 
     /** The remote types, by name. */
@@ -200,8 +194,8 @@ public class RemoteTypes {
     }
 
     /**
-     * Takes back a type declared through the API, unless a task of it has not ended yet or a schedule names it: its
-     * remaining tasks would find no one to run them.
+     * Takes back a type declared through the API, with its pause if it had one, unless a task of it has not ended yet
+     * or a schedule names it: its remaining tasks would find no one to run them.
      */
     public Undeclared undeclare(String type) {
         if (configured.contains(type)) {
@@ -212,7 +206,8 @@ public class RemoteTypes {
                         + "or exists (select 1 from tasks_in_flight where type = ?) "
                         + "or exists (select 1 from schedules where type = ?) as used), "
                         + "removed as (delete from remote_types where type = ? and not (select used from used) "
-                        + "returning type) "
+                        + "returning type), "
+                        + "unpaused as (delete from paused_types where type in (select type from removed)) "
                         + "select (select count(*) from removed) > 0 as removed, "
                         + "exists (select 1 from remote_types where type = ?) as declared")) {
             for (int i = 1; i <= 5; i++) {
@@ -237,7 +232,6 @@ public class RemoteTypes {
 
     /** Reads the declared types again; keeps the copy it has when PostgreSQL (or the table, before V19) is not there. */
     private synchronized void reread() {
-        lastReadNanos = System.nanoTime();
         Map<String, Optional<Schema>> read = new HashMap<>();
         try (Connection connection = db.getConnection();
                 PreparedStatement select = connection.prepareStatement("select type, schema::text from remote_types");
@@ -254,6 +248,9 @@ public class RemoteTypes {
             }
         } catch (SQLException e) {
             LOG.debugf("the declared remote types could not be read: %s", e.getMessage());
+            return;
+        } catch (RuntimeException e) { // also on the timer's thread, whose schedule one exception would end
+            LOG.warnf(e, "the declared remote types could not be read");
             return;
         }
         read.keySet().removeAll(handled); // declared before this version had a handler for it: the handler runs it

@@ -81,9 +81,9 @@ class WaitingTest {
         String name = "resubscribed-" + UUID.randomUUID();
         FencedLease holder = locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
         assertTrue(locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ofMillis(100)).isEmpty());
-        // The release subscription, the remote types' one (the test run declares remote types) and the one of the
-        // reads that wait for a task's end.
-        await().atMost(Duration.ofSeconds(5)).until(() -> subscriptionClientIds().size() == 3);
+        // The release subscription, the remote claims' one, the one of the reads that wait for a task's end and the
+        // one of the remote types' declarations.
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscriptionClientIds().size() == 4);
 
         // Drop this replica's subscriptions, as a Redis restart or a proxy closing idle links would.
         for (long id : subscriptionClientIds()) {
@@ -128,7 +128,8 @@ class WaitingTest {
 
     /**
      * This run's pub/sub connections: the test run names its Redis connections after its key prefix
-     * (see RedisKeySpace); the lock client, the remote claims and the waits for ends subscribe (no worker runs here).
+     * (see RedisKeySpace); the lock client, the remote claims, the waits for ends and the remote types subscribe (no
+     * worker runs here).
      */
     private List<Long> subscriptionClientIds() {
         List<Long> ids = new ArrayList<>();

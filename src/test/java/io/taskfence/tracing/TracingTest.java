@@ -114,8 +114,8 @@ class TracingTest {
         await().atMost(WAIT).until(() -> queries.find(id).orElseThrow().status() == TaskStatus.SUCCEEDED);
 
         SpanData call = awaitSpan(caller, span -> span.getKind() == SpanKind.CLIENT);
+        SpanData attempt = awaitSpan(caller, span -> span.getName().equals("process http"));
         SpanData submit = onlySpan(caller, span -> span.getKind() == SpanKind.SERVER);
-        SpanData attempt = onlySpan(caller, span -> span.getName().equals("process http"));
 
         assertEquals(caller.spanId(), submit.getParentSpanId(), "the submission continues the caller's trace");
         assertEquals("00-" + caller.traceId() + "-" + submit.getSpanId() + "-01", storedTraceParent(id),

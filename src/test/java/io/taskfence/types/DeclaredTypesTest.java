@@ -1,7 +1,6 @@
 package io.taskfence.types;
 
 import static io.restassured.RestAssured.given;
-import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
@@ -96,9 +95,7 @@ class DeclaredTypesTest {
     void aTypeAnotherReplicaDeclaredIsKnownHereWithoutItsAnnouncement() {
         // As another replica's declaration whose announcement never came: the row alone.
         Sql.run(db, "insert into remote_types (type, declared_by) values ('render.elsewhere', 'another replica')");
-        UUID id = await().atMost(Duration.ofSeconds(5)).until(() -> submitter()
-                .body("{\"type\":\"render.elsewhere\",\"payload\":{}}").post("/api/v1/tasks").then().extract(),
-                answer -> answer.statusCode() == 201).jsonPath().getUUID("id");
+        UUID id = submit("render.elsewhere", "{}");
         JsonPath claim = claim("render.elsewhere");
         assertEquals(id.toString(), claim.getString("taskId"), "dispatch put it on the type's own stream");
         anyWorker().contentType("application/json").body("{\"result\":{}}")

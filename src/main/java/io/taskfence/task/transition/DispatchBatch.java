@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -162,11 +163,14 @@ public class DispatchBatch {
                 }));
         meters.moved(moved.enqueued().stream().map(row -> new TransitionMeters.Moved(TaskStatus.ENQUEUED, row.type()))
                 .toList());
-        Map<String, List<UUID>> toRemote = moved.enqueued().stream().filter(row -> remote.contains(row.type()))
+        // Asked once per type: a type this replica does not know yet (declared a moment ago) makes it read the table.
+        Set<String> remoteTypes = moved.enqueued().stream().map(Enqueued::type).distinct().filter(remote::contains)
+                .collect(Collectors.toSet());
+        Map<String, List<UUID>> toRemote = moved.enqueued().stream().filter(row -> remoteTypes.contains(row.type()))
                 .collect(Collectors.groupingBy(Enqueued::type, TreeMap::new, Collectors.mapping(Enqueued::id,
                         Collectors.toList())));
-        return new Batch(moved.enqueued().stream().filter(row -> !remote.contains(row.type())).map(Enqueued::id).toList(),
-                toRemote, moved.taken());
+        return new Batch(moved.enqueued().stream().filter(row -> !remoteTypes.contains(row.type())).map(Enqueued::id)
+                .toList(), toRemote, moved.taken());
     }
 
     /**
