@@ -139,11 +139,6 @@ public class RemoteTypes {
         return names;
     }
 
-    /** Whether {@code type} is remote by the configuration, which only a new start changes. */
-    public boolean configured(String type) {
-        return configured.contains(type);
-    }
-
     /** The schema {@code type} was declared with through the API; empty for none, or for a type not declared so. */
     Optional<Validator> declaredSchema(String type) {
         return declared.getOrDefault(type, Optional.empty()).map(Schema::validator);

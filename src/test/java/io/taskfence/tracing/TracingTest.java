@@ -30,6 +30,7 @@ import com.sun.net.httpserver.HttpServer;
 
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.quarkus.test.junit.QuarkusTest;
@@ -132,6 +133,30 @@ class TracingTest {
         assertEquals(200L, call.getAttributes().get(AttributeKey.longKey("http.response.status_code")));
         assertEquals("00-" + caller.traceId() + "-" + call.getSpanId() + "-01", HOOK_TRACEPARENTS.get("/traced"),
                 "the webhook got the call's context, to continue the trace");
+    }
+
+    @Test
+    void aFailedAttemptsSpanSaysHowItFailed() {
+        server.createContext("/broken", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(503, -1);
+            exchange.close();
+        });
+        Caller caller = Caller.fresh();
+        String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/broken";
+        UUID id = UUID.fromString(given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).header("traceparent", caller.header())
+                .contentType("application/json")
+                .body("{\"type\":\"http\",\"maxAttempts\":1,\"payload\":{\"url\":\"" + url + "\"}}")
+                .post("/api/v1/tasks").then().statusCode(201).extract().path("id"));
+        await().atMost(WAIT).until(() -> queries.find(id).orElseThrow().status() == TaskStatus.DEAD);
+
+        SpanData attempt = awaitSpan(caller, span -> span.getName().equals("process http"));
+        SpanData call = awaitSpan(caller, span -> span.getKind() == SpanKind.CLIENT);
+        assertEquals("failure", attribute(attempt, "taskfence.task.outcome"));
+        assertEquals(StatusCode.ERROR, attempt.getStatus().getStatusCode());
+        assertTrue(attempt.getStatus().getDescription().contains("answered 503"), attempt.getStatus().toString());
+        assertEquals(503L, call.getAttributes().get(AttributeKey.longKey("http.response.status_code")));
+        assertEquals(StatusCode.ERROR, call.getStatus().getStatusCode());
     }
 
     @Test
