@@ -2,13 +2,17 @@ package io.taskfence.packaged;
 
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 
 import java.net.URI;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
@@ -56,6 +60,23 @@ class PackagedApplicationIT {
                 .body(containsString("taskfence_lock_acquisitions_total{lock=\"dispatch\"}")));
         given().get(management.resolve("/q/openapi")).then().statusCode(200).body(containsString("/api/v1/tasks"));
         given().get("/q/metrics").then().statusCode(404); // not on the API's port
+    }
+
+    /**
+     * Off in production ({@code taskfence.handlers.demo.enabled} is true in the dev and test profiles only):
+     * {@code sleep} and {@code flaky} are no task types, so a client cannot hold workers for an hour a task or
+     * fill the table with failures.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "sleep", "flaky" })
+    void theDemoTypesAreRefusedAndNotStored(String type) {
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                .body("{\"type\":\"" + type + "\",\"payload\":{}}").post("/api/v1/tasks").then()
+                .statusCode(422).contentType("application/problem+json")
+                .body("detail", allOf(containsString("no handler for task type '" + type + "'"),
+                        containsString("registered types: [archive, http, noop, ocr, resize, thumbnail, transcode]")));
+        given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).queryParam("type", type).get("/api/v1/tasks").then()
+                .statusCode(200).body("items", empty());
     }
 
     @Test

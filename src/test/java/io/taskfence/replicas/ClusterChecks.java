@@ -183,14 +183,24 @@ final class ClusterChecks {
     }
 
     /** The ids a query's first column lists. */
-    static List<UUID> uuids(ReplicaCluster cluster, String sql) throws SQLException {
+    static List<UUID> uuids(ReplicaCluster cluster, String sql, Object... parameters) throws SQLException {
         List<UUID> ids = new ArrayList<>();
-        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(sql);
-                ResultSet row = query.executeQuery()) {
-            while (row.next()) {
-                ids.add(row.getObject(1, UUID.class));
+        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                query.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet row = query.executeQuery()) {
+                while (row.next()) {
+                    ids.add(row.getObject(1, UUID.class));
+                }
             }
         }
         return ids;
+    }
+
+    /** Tasks PROCESSING under a claim of {@code replica}'s workers. */
+    static long processingOn(ReplicaCluster cluster, PackagedService replica) throws SQLException {
+        return count(cluster, "select count(*) from tasks where status = 'PROCESSING' and worker like ?",
+                replica.id() + "/%");
     }
 }
