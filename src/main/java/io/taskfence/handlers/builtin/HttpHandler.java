@@ -232,8 +232,14 @@ public class HttpHandler implements TaskHandler {
         traced.headers().forEach(request::putHeader);
         Buffer sent = Buffer.buffer(body.isMissingNode() ? "{}" : body.toString(), UTF_8.name());
         Future<HttpClientRequest> started = client.request(request);
-        Future<Answer> answered = started.compose(req -> req.send(sent)).compose(response -> BoundedBody
-                .read(response, MAX_BODY_BYTES).map(kept -> new Answer(response.statusCode(), response.headers(), kept)));
+        // The body's reader is attached to the response before the request is sent: attached after, from this thread,
+        // it could come after the whole response had arrived and ended (a fast server, an empty body).
+        Future<Answer> answered = started.compose(req -> {
+            Future<Answer> answer = req.response().compose(response -> BoundedBody.read(response, MAX_BODY_BYTES)
+                    .map(kept -> new Answer(response.statusCode(), response.headers(), kept)));
+            req.end(sent);
+            return answer;
+        });
         try {
             // Workers run handlers on threads of their own, never on an event loop, so waiting here holds none.
             // The connect time-out ends with the connection; this one bounds the whole exchange.
