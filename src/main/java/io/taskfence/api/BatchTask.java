@@ -1,15 +1,20 @@
 package io.taskfence.api;
 
 import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
 
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
 
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
+
+import io.taskfence.task.submit.NewTask;
 
 /**
  * One task of {@code POST /api/v1/tasks/batch}: a {@link SubmitRequest} with the same constraints (a test
@@ -48,6 +53,16 @@ public record BatchTask(
                 examples = "customer-17")
         String concurrencyKey,
 
+        @Size(max = NewTask.Dependencies.MAX, message = "must name at most " + NewTask.Dependencies.MAX + " tasks")
+        @Schema(description = "ids of this key's tasks to wait for: the task is WAITING until every one of them has "
+                + "SUCCEEDED (see onDependencyFailure for one that ends DEAD or CANCELLED)")
+        List<@NotNull UUID> dependsOn,
+
+        @Pattern(regexp = "cancel|run", message = "must be 'cancel' or 'run'")
+        @Schema(description = "when a task it depends on ends DEAD or CANCELLED: 'cancel' (the default) cancels this "
+                + "task too, 'run' runs it once all of them have ended", enumeration = { "cancel", "run" })
+        String onDependencyFailure,
+
         @Pattern(regexp = SubmissionChecks.IDEMPOTENCY_KEY, message = SubmissionChecks.IDEMPOTENCY_KEY_RULE)
         @Schema(description = "as the Idempotency-Key header of a single submission: the same key with the same "
                 + "type and payload answers the task it made (also earlier in the same batch)", examples = "order-17")
@@ -55,6 +70,7 @@ public record BatchTask(
 
     /** The task as a single submission's body. */
     SubmitRequest task() {
-        return new SubmitRequest(type, payload, maxAttempts, runAt, priority, deadline, concurrencyKey);
+        return new SubmitRequest(type, payload, maxAttempts, runAt, priority, deadline, concurrencyKey, dependsOn,
+                onDependencyFailure);
     }
 }

@@ -112,7 +112,9 @@ public final class SubmissionChecks {
         return new NewTask(body.type(), (ObjectNode) body.payload(),
                 Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
                 priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner).inGroup(body.concurrencyKey())
-                .tracedBy(traces.current());
+                .tracedBy(traces.current())
+                .waitingFor(body.dependsOn() == null ? NewTask.Dependencies.NONE
+                        : new NewTask.Dependencies(body.dependsOn(), "run".equals(body.onDependencyFailure())));
     }
 
     /** A priority within {@code owner}'s {@code max-priority}, for a submission and a schedule alike. */

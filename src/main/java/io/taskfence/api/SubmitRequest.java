@@ -1,15 +1,20 @@
 package io.taskfence.api;
 
 import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
 
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
 
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
+
+import io.taskfence.task.submit.NewTask;
 
 /** The body of {@code POST /api/v1/tasks}. {@link BatchTask} has the same fields and constraints. */
 @Schema(name = "SubmitTask")
@@ -41,7 +46,17 @@ public record SubmitRequest(
         @Schema(description = "the task's concurrency group within its type and the submitting key (e.g. a customer "
                 + "id): the type's max-per-key bounds how many of one group run at once, taken in submission order",
                 examples = "customer-17")
-        String concurrencyKey) {
+        String concurrencyKey,
+
+        @Size(max = NewTask.Dependencies.MAX, message = "must name at most " + NewTask.Dependencies.MAX + " tasks")
+        @Schema(description = "ids of this key's tasks to wait for: the task is WAITING until every one of them has "
+                + "SUCCEEDED (see onDependencyFailure for one that ends DEAD or CANCELLED)")
+        List<@NotNull UUID> dependsOn,
+
+        @Pattern(regexp = "cancel|run", message = "must be 'cancel' or 'run'")
+        @Schema(description = "when a task it depends on ends DEAD or CANCELLED: 'cancel' (the default) cancels this "
+                + "task too, 'run' runs it once all of them have ended", enumeration = { "cancel", "run" })
+        String onDependencyFailure) {
 
     static final String TYPE = "[a-z0-9][a-z0-9._-]{0,63}";
     static final String TYPE_RULE = "must match " + TYPE;

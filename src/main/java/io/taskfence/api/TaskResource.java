@@ -55,6 +55,7 @@ import io.taskfence.task.TaskScope;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.submit.GroupedSubmissions;
+import io.taskfence.task.submit.UnmetDependency;
 import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.submit.OverQuota;
 import io.taskfence.task.submit.OverQuotaException;
@@ -171,6 +172,8 @@ public class TaskResource {
                 case ReusedKey reused -> refused(index, Problem.unprocessable(reused.detail("idempotencyKey"))
                         .withField("tasks[" + index + "].idempotencyKey"), uri);
                 case OverQuota refused -> throw new IllegalStateException("a batch's quota refuses all its tasks or none");
+                case UnmetDependency unmet -> refused(index, Problem.unprocessable(unmet.detail())
+                        .withField("tasks[" + index + "].dependsOn"), uri);
             };
             created |= items[index].status() == Status.CREATED.getStatusCode();
         }
@@ -261,7 +264,7 @@ public class TaskResource {
     @Operation(operationId = "cancelTask", summary = "Cancel a task that has not ended; a running handler is interrupted")
     public Task cancel(@PathParam("id") String id) {
         Task cancelled = controls.cancel(taskId(id), caller().scope())
-                .orElseThrow(() -> refused(id, "cancel", "PENDING, ENQUEUED, PROCESSING or FAILED"));
+                .orElseThrow(() -> refused(id, "cancel", "WAITING, PENDING, ENQUEUED, PROCESSING or FAILED"));
         cancels.fire(new TaskCancelled(cancelled.id()));
         return cancelled;
     }

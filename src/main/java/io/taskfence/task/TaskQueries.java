@@ -119,6 +119,7 @@ public class TaskQueries {
      */
     private static String fewerThanAll(TaskStatus status) {
         return switch (status) {
+            case WAITING -> " and id in (select task_id from tasks_waiting)";
             case PENDING -> " and id in (select task_id from tasks_due)";
             case ENQUEUED, PROCESSING -> " and id in (select task_id from tasks_in_flight)";
             case FAILED, DEAD, CANCELLED -> " and id in (select task_id from tasks_off_path)";

@@ -61,4 +61,4 @@ export function time(iso) {
   return h('time', { datetime: iso, title: iso }, Number.isNaN(at.getTime()) ? iso : at.toLocaleString());
 }
 
-export const STATUSES = ['PENDING', 'ENQUEUED', 'PROCESSING', 'SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'];
+export const STATUSES = ['WAITING', 'PENDING', 'ENQUEUED', 'PROCESSING', 'SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'];

@@ -124,8 +124,8 @@ class StorageTest {
     void aListingByStatusFindsExactlyTheTasksInItWhateverTheyWentThrough() {
         String owner = "storage-" + UUID.randomUUID();
         // 0 stays PENDING; 1 ENQUEUED; 2 PROCESSING; 3 SUCCEEDED; 4 FAILED; 5 DEAD; 6 CANCELLED; 7 failed, then
-        // succeeded (its tasks_off_path row stays); 8 cancelled, then retried: PENDING again.
-        List<UUID> ids = new ArrayList<>(Collections.nCopies(9, (UUID) null));
+        // succeeded (its tasks_off_path row stays); 8 cancelled, then retried: PENDING again; 9 WAITING for 0.
+        List<UUID> ids = new ArrayList<>(Collections.nCopies(10, (UUID) null));
         for (int i = 1; i <= 7; i++) {
             ids.set(i, submit(owner));
         }
@@ -146,6 +146,8 @@ class StorageTest {
         ids.set(8, submit(owner));
         transitions.cancel(ids.get(8)).orElseThrow();
         transitions.retry(ids.get(8)).orElseThrow();
+        ids.set(9, transitions.submit(new NewTask("noop", JsonNodeFactory.instance.objectNode(), 2, 0, null, null, null)
+                .ownedBy(owner).waitingFor(new NewTask.Dependencies(List.of(ids.get(0)), false))).task().id());
 
         for (TaskStatus status : TaskStatus.values()) {
             Set<UUID> listed = new HashSet<>();

@@ -22,6 +22,8 @@ import io.taskfence.task.submit.Retries;
 import io.taskfence.task.submit.Submission;
 import io.taskfence.task.submit.Submissions;
 import io.taskfence.task.submit.Submitted;
+import io.taskfence.task.submit.UnmetDependency;
+import io.taskfence.task.submit.UnmetDependencyException;
 import io.taskfence.task.transition.AttemptTransitions;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.task.transition.Completion;
@@ -64,6 +66,7 @@ public class TaskTransitions {
             case Submission submission -> submission;
             case ReusedKey reused -> throw new IdempotencyKeyReusedException(reused);
             case OverQuota refused -> throw new OverQuotaException(refused);
+            case UnmetDependency unmet -> throw new UnmetDependencyException(unmet);
         };
     }
 

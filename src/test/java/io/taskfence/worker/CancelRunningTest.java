@@ -177,7 +177,7 @@ class CancelRunningTest {
             given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/{id}/cancel", id).then()
                     .statusCode(409).contentType("application/problem+json")
                     .body("detail", containsString("it is " + status(id)))
-                    .body("detail", containsString("only a task that is PENDING, ENQUEUED, PROCESSING or FAILED"));
+                    .body("detail", containsString("only a task that is WAITING, PENDING, ENQUEUED, PROCESSING or FAILED"));
             assertEquals(before, rowText(id), "a refused cancel changed the row");
         }
     }

@@ -15,6 +15,7 @@ import io.taskfence.remote.ClaimSupersededException;
 import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.InvalidCursorException;
 import io.taskfence.task.submit.IdempotencyKeyReusedException;
+import io.taskfence.task.submit.UnmetDependencyException;
 import io.taskfence.task.submit.OverQuotaException;
 
 /** Problem details for the exceptions of the packages the API calls. */
@@ -36,6 +37,11 @@ final class DomainProblems {
     @ServerExceptionMapper
     Response idempotencyKeyReused(IdempotencyKeyReusedException e) {
         return Problem.unprocessable(e.reused().detail("Idempotency-Key")).withField("Idempotency-Key").toResponse();
+    }
+
+    @ServerExceptionMapper
+    Response unmetDependency(UnmetDependencyException e) {
+        return Problem.unprocessable(e.getMessage()).withField("dependsOn").toResponse();
     }
 
     /** A remote worker's claim no longer holds its task: nothing was written, and the worker should stop. */

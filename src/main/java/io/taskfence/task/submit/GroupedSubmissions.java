@@ -39,6 +39,7 @@ public class GroupedSubmissions {
      *
      * @throws IdempotencyKeyReusedException if the key names a task made by a different request
      * @throws OverQuotaException if the owner has as many unfinished tasks as its quota allows
+     * @throws UnmetDependencyException if the task depends on one its owner does not have, or on a failed one
      * @throws TaskStoreException if PostgreSQL failed; this task was not stored, unless the failure's outcome is unknown
      */
     public Submission submit(NewTask task) {
@@ -80,6 +81,7 @@ public class GroupedSubmissions {
                 case Submission submission -> stored.complete(submission);
                 case ReusedKey reused -> stored.completeExceptionally(new IdempotencyKeyReusedException(reused));
                 case OverQuota refused -> stored.completeExceptionally(new OverQuotaException(refused));
+                case UnmetDependency unmet -> stored.completeExceptionally(new UnmetDependencyException(unmet));
             }
         }
     }

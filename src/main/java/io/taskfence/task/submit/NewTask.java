@@ -1,6 +1,9 @@
 package io.taskfence.task.submit;
 
 import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.UUID;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -12,10 +15,30 @@ import io.taskfence.task.StorableJson;
  * authentication is off; idempotency keys are scoped to it. {@code concurrencyKey} names the task's concurrency
  * group within its type and owner (DESIGN.md, "Dispatch", "Concurrency groups"); null for none. {@code traceParent}
  * is the submitting request's W3C {@code traceparent}, which the task's spans continue (DESIGN.md, "Tracing"); null
- * for none.
+ * for none. {@code dependencies} are the tasks it waits for ({@link Dependencies#NONE}: none).
  */
 public record NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt,
-        Instant deadline, String idempotencyKey, String owner, String concurrencyKey, String traceParent) {
+        Instant deadline, String idempotencyKey, String owner, String concurrencyKey, String traceParent,
+        Dependencies dependencies) {
+
+    /**
+     * The tasks this one waits for (DESIGN.md, "Task lifecycle", "Dependencies"): their ids, all owned by the task's
+     * owner, and whether the task runs anyway when one of them ends DEAD or CANCELLED (else it is cancelled).
+     */
+    public record Dependencies(List<UUID> ids, boolean runIfOneFails) {
+
+        public static final Dependencies NONE = new Dependencies(List.of(), false);
+        /** The most a task may wait for. */
+        public static final int MAX = 100;
+
+        public Dependencies {
+            ids = List.copyOf(new LinkedHashSet<>(ids));
+        }
+
+        public boolean any() {
+            return !ids.isEmpty();
+        }
+    }
 
     /** The largest payload a task may carry, as JSON text in UTF-8. */
     public static final int MAX_PAYLOAD_BYTES = StorableJson.MAX_BYTES;
@@ -23,24 +46,30 @@ public record NewTask(String type, ObjectNode payload, int maxAttempts, int prio
     /** A task without an owner. */
     public NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt, Instant deadline,
             String idempotencyKey) {
-        this(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, null, null, null);
+        this(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, null, null, null, Dependencies.NONE);
     }
 
     /** This task, submitted by the API key named {@code owner}. */
     public NewTask ownedBy(String owner) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent);
+                traceParent, dependencies);
     }
 
     /** This task in the concurrency group {@code concurrencyKey} (null: none). */
     public NewTask inGroup(String concurrencyKey) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent);
+                traceParent, dependencies);
+    }
+
+    /** This task, waiting for {@code dependencies}. */
+    public NewTask waitingFor(Dependencies dependencies) {
+        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
+                traceParent, dependencies);
     }
 
     /** This task, continuing the trace {@code traceParent} (null: none). */
     public NewTask tracedBy(String traceParent) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent);
+                traceParent, dependencies);
     }
 }

@@ -11,7 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import io.taskfence.TaskfenceConfig;
 
 /**
- * How many unfinished tasks (PENDING, ENQUEUED, PROCESSING, FAILED) each API key may have at once: its own
+ * How many unfinished tasks (WAITING, PENDING, ENQUEUED, PROCESSING, FAILED) each API key may have at once: its own
  * {@code taskfence.auth.keys.<name>.max-unfinished}, else {@code taskfence.auth.max-unfinished}, else no
  * limit (DESIGN.md, "Configuration", "Quotas"). Everything that makes a key's task unfinished (a submission, a
  * retry) first counts under {@link #lockAndCount}.
@@ -20,14 +20,17 @@ import io.taskfence.TaskfenceConfig;
 public class Quotas {
 
     /**
-     * An owner's unfinished tasks, at most {@code ?} of them: its rows in the side tables of waiting and in-flight
-     * tasks ({@code tasks_due}, {@code tasks_in_flight}), each checked against its task's status (SQL by hand can
-     * leave a side row behind). Its cost follows the quota, not the owner's history, nor its backlog.
+     * An owner's unfinished tasks, at most {@code ?} of them: its rows in the side tables of due, in-flight and
+     * waiting tasks ({@code tasks_due}, {@code tasks_in_flight}, {@code tasks_waiting}), each checked against its
+     * task's status (SQL by hand can leave a side row behind). Its cost follows the quota, not the owner's history,
+     * nor its backlog.
      */
     private static final String UNFINISHED = "select count(*) from (select 1 from tasks_due d join tasks t "
             + "on t.id = d.task_id and t.status in ('PENDING', 'FAILED') where d.owner = ? "
             + "union all select 1 from tasks_in_flight f join tasks t "
-            + "on t.id = f.task_id and t.status in ('ENQUEUED', 'PROCESSING') where f.owner = ? limit ?) as unfinished";
+            + "on t.id = f.task_id and t.status in ('ENQUEUED', 'PROCESSING') where f.owner = ? "
+            + "union all select 1 from tasks_waiting w join tasks t "
+            + "on t.id = w.task_id and t.status = 'WAITING' where w.owner = ? limit ?) as unfinished";
 
     private final TaskfenceConfig.Auth auth;
 
@@ -61,7 +64,8 @@ public class Quotas {
             lock.execute();
             count.setString(1, owner);
             count.setString(2, owner);
-            count.setInt(3, limit);
+            count.setString(3, owner);
+            count.setInt(4, limit);
             try (ResultSet row = count.executeQuery()) {
                 row.next();
                 return row.getLong(1);

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -27,7 +28,7 @@ import io.taskfence.task.TaskStatus;
 import io.taskfence.task.transition.TransitionMeters;
 
 /**
- * Client → PENDING: the one writer of new task rows, for single and grouped submissions, batches, and the
+ * Client → PENDING, or WAITING for the tasks it depends on: the one writer of new task rows, for single and grouped submissions, batches, and the
  * schedules' occurrences. Idempotency keys are per owner; an owner's quota is exact ({@link Quotas}).
  */
 @ApplicationScoped
@@ -50,7 +51,7 @@ public class Submissions {
      * advisory lock, see {@link Quotas}), then one multi-row insert, then one look at the tasks holding the
      * idempotency keys that were taken (by an earlier submission, a concurrent one, or an earlier task of this
      * batch with the same key): the same request gets the task the key's first submission made, a different one
-     * is refused ({@link ReusedKey}). If PostgreSQL fails, nothing is stored.
+     * is refused ({@link ReusedKey}). A task with dependencies is refused if one cannot be met ({@link UnmetDependency}). If PostgreSQL fails, nothing is stored.
      *
      * @return one outcome per task, in the order of {@code tasks}
      */
@@ -75,6 +76,8 @@ public class Submissions {
         List<TransitionMeters.Moved> created = new ArrayList<>();
         database.inTransaction(connection -> {
             refuseOverQuota(connection, tasks, quotaForAll, outcomes);
+            Map<UUID, Dependency> dependencies = lockDependencies(connection, tasks, outcomes);
+            refuseUnmetDependencies(tasks, dependencies, outcomes);
             List<Integer> stored = new ArrayList<>(size);
             for (int i = 0; i < size; i++) {
                 if (outcomes[i] == null) {
@@ -94,11 +97,14 @@ public class Submissions {
                 byId.put(ids[n], i);
             }
             List<NewTask> storing = stored.stream().map(tasks::get).toList();
-            List<Task> inserted = insert(connection, ids, storing, stored.stream().map(i -> payloads[i]).toList());
+            List<Task> inserted = insert(connection, ids, storing, stored.stream().map(i -> payloads[i]).toList(),
+                    storing.stream().map(task -> unended(task, dependencies)).toList());
             for (Task task : inserted) {
                 outcomes[byId.get(task.id())] = new Submission(task, true);
-                created.add(new TransitionMeters.Moved(TaskStatus.PENDING, task.type()));
+                created.add(new TransitionMeters.Moved(task.status(), task.type()));
             }
+            insertEdges(connection, inserted.stream().map(task -> Map.entry(task.id(), tasks.get(byId.get(task.id()))))
+                    .filter(task -> task.getValue().dependencies().any()).toList(), dependencies);
             List<Integer> taken = new ArrayList<>();
             for (int i : stored) {
                 if (outcomes[i] == null) {
@@ -145,6 +151,104 @@ public class Submissions {
         // Committed: database.inTransaction() returns only after the commit.
         meters.moved(created);
         return List.of(outcomes);
+    }
+
+    /** A dependency as its row was when locked: its owner and status. */
+    private record Dependency(String owner, TaskStatus status) {
+
+        boolean failed() {
+            return status == TaskStatus.DEAD || status == TaskStatus.CANCELLED;
+        }
+    }
+
+    /**
+     * Locks the rows of every task the submissions not refused yet depend on, in id order, and marks them as depended
+     * on ({@code has_dependents}, which the trigger {@code dependency_ended} reads): until this transaction ends, none
+     * of them can end, and once it has, the end of each one finds the edges this transaction adds (DESIGN.md, "Task
+     * lifecycle", "Dependencies"). Answers each one's owner and status as locked; an id that names no task is absent.
+     */
+    private static Map<UUID, Dependency> lockDependencies(Connection connection, List<NewTask> tasks, Submitted[] outcomes)
+            throws SQLException {
+        Set<UUID> ids = new HashSet<>();
+        for (int i = 0; i < tasks.size(); i++) {
+            if (outcomes[i] == null) {
+                ids.addAll(tasks.get(i).dependencies().ids());
+            }
+        }
+        if (ids.isEmpty()) {
+            return Map.of();
+        }
+        Map<UUID, Dependency> found = new HashMap<>();
+        try (PreparedStatement lock = connection.prepareStatement("with locked as (select id from tasks "
+                + "where id = any(?) order by id for no key update) update tasks set has_dependents = true "
+                + "from locked where tasks.id = locked.id returning tasks.id, tasks.owner, tasks.status")) {
+            lock.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+            try (ResultSet row = lock.executeQuery()) {
+                while (row.next()) {
+                    found.put(row.getObject(1, UUID.class),
+                            new Dependency(row.getString(2), TaskStatus.valueOf(row.getString(3))));
+                }
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Marks {@link UnmetDependency} the tasks that depend on a task their owner does not have, or on one that has ended
+     * DEAD or CANCELLED while they would be cancelled by that: either would be a task that can never run.
+     */
+    private static void refuseUnmetDependencies(List<NewTask> tasks, Map<UUID, Dependency> dependencies,
+            Submitted[] outcomes) {
+        for (int i = 0; i < tasks.size(); i++) {
+            NewTask task = tasks.get(i);
+            if (outcomes[i] != null) {
+                continue;
+            }
+            for (UUID id : task.dependencies().ids()) {
+                Dependency dependency = dependencies.get(id);
+                if (dependency == null || !Objects.equals(dependency.owner(), task.owner())) {
+                    outcomes[i] = new UnmetDependency("dependsOn names task " + id + ", which "
+                            + (task.owner() == null ? "does not exist" : "API key '" + task.owner() + "' does not have"));
+                    break;
+                }
+                if (dependency.failed() && !task.dependencies().runIfOneFails()) {
+                    outcomes[i] = new UnmetDependency("dependsOn names task " + id + ", which has ended "
+                            + dependency.status() + ": this task would be cancelled at once (onDependencyFailure "
+                            + "'cancel'); send onDependencyFailure 'run' to run it anyway");
+                    break;
+                }
+            }
+        }
+    }
+
+    /** How many of the task's dependencies have not ended yet: it waits (WAITING) for those. */
+    private static int unended(NewTask task, Map<UUID, Dependency> dependencies) {
+        return (int) task.dependencies().ids().stream().filter(id -> !dependencies.get(id).status().ended()).count();
+    }
+
+    /** The edges of the tasks inserted with dependencies; those whose dependency had ended are resolved already. */
+    private static void insertEdges(Connection connection, List<Map.Entry<UUID, NewTask>> dependents,
+            Map<UUID, Dependency> dependencies) throws SQLException {
+        if (dependents.isEmpty()) {
+            return;
+        }
+        List<UUID> from = new ArrayList<>();
+        List<UUID> to = new ArrayList<>();
+        List<Boolean> resolved = new ArrayList<>();
+        for (Map.Entry<UUID, NewTask> dependent : dependents) {
+            for (UUID id : dependent.getValue().dependencies().ids()) {
+                from.add(id);
+                to.add(dependent.getKey());
+                resolved.add(dependencies.get(id).status().ended());
+            }
+        }
+        try (PreparedStatement insert = connection.prepareStatement("insert into task_dependencies "
+                + "(depends_on, task_id, resolved) select * from unnest(?::uuid[], ?::uuid[], ?::boolean[])")) {
+            insert.setArray(1, connection.createArrayOf("uuid", from.toArray()));
+            insert.setArray(2, connection.createArrayOf("uuid", to.toArray()));
+            insert.setArray(3, connection.createArrayOf("bool", resolved.toArray()));
+            insert.executeUpdate();
+        }
     }
 
     /**
@@ -205,7 +309,8 @@ public class Submissions {
         // A schedule's occurrences share one payload: written once, not once per occurrence (up to 1,000).
         Map<JsonNode, String> written = new IdentityHashMap<>();
         List<Task> made = within.isEmpty() ? List.of() : insert(connection, ids, within,
-                within.stream().map(task -> written.computeIfAbsent(task.payload(), rows::write)).toList());
+                within.stream().map(task -> written.computeIfAbsent(task.payload(), rows::write)).toList(),
+                within.stream().map(task -> 0).toList());
         return new OccurrenceTasks(made, List.copyOf(overQuota), quota);
     }
 
@@ -228,20 +333,24 @@ public class Submissions {
 
     /**
      * One multi-row insert of {@code tasks} with the given ids and written payloads; a task whose (owner, key) is
-     * taken is left out. Rows go in in (owner, key) order, so that two inserts sharing keys wait for each other
+     * taken is left out. A task with dependencies not ended yet ({@code unended}, one count per task) is WAITING for
+     * them, any other PENDING. Rows go in in (owner, key) order, so that two inserts sharing keys wait for each other
      * instead of deadlocking.
      */
-    private List<Task> insert(Connection connection, UUID[] ids, List<NewTask> tasks, List<String> payloads)
-            throws SQLException {
+    private List<Task> insert(Connection connection, UUID[] ids, List<NewTask> tasks, List<String> payloads,
+            List<Integer> unended) throws SQLException {
         // A group's place (key_order) is drawn in the items' order, before they are sorted for the insert.
         try (PreparedStatement insert = connection.prepareStatement("with item as materialized (select item.*, "
                 + "case when concurrency_key is not null then nextval('tasks_key_order') end as key_order "
                 + "from unnest(?::uuid[], ?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], "
-                + "?::text[], ?::text[], ?::text[], ?::text[]) with ordinality as item(id, type, payload, max_attempts, "
-                + "priority, run_at, deadline, key, owner, concurrency_key, trace_parent, ord)) "
+                + "?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[]) with ordinality as item(id, type, payload, "
+                + "max_attempts, priority, run_at, deadline, key, owner, concurrency_key, trace_parent, unended, "
+                + "on_dependency_failure, ord)) "
                 + "insert into tasks (id, type, payload, max_attempts, priority, run_at, deadline, idempotency_key, owner, "
-                + "concurrency_key, key_order, trace_parent) select id, type, payload::jsonb, max_attempts, priority, "
-                + "coalesce(run_at, now()), deadline, key, owner, concurrency_key, key_order, trace_parent from item "
+                + "concurrency_key, key_order, trace_parent, status, dependencies_left, on_dependency_failure) "
+                + "select id, type, payload::jsonb, max_attempts, priority, coalesce(run_at, now()), deadline, key, owner, "
+                + "concurrency_key, key_order, trace_parent, case when unended > 0 then 'WAITING' else 'PENDING' end, "
+                + "nullif(unended, 0), case when unended > 0 then on_dependency_failure end from item "
                 + "order by coalesce(owner, ''), key, ord "
                 + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
                 + "returning " + TaskRows.COLUMNS)) {
@@ -260,6 +369,9 @@ public class Submissions {
             insert.setArray(9, connection.createArrayOf("text", tasks.stream().map(NewTask::owner).toArray()));
             insert.setArray(10, connection.createArrayOf("text", tasks.stream().map(NewTask::concurrencyKey).toArray()));
             insert.setArray(11, connection.createArrayOf("text", tasks.stream().map(NewTask::traceParent).toArray()));
+            insert.setArray(12, connection.createArrayOf("int4", unended.toArray()));
+            insert.setArray(13, connection.createArrayOf("text", tasks.stream()
+                    .map(task -> task.dependencies().runIfOneFails() ? "run" : "cancel").toArray()));
             return rows.tasks(insert);
         }
     }

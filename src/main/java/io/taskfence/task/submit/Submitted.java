@@ -2,7 +2,8 @@ package io.taskfence.task.submit;
 
 /**
  * What one task of a batch came to ({@link Submissions#submitAll}): a {@link Submission} (created, or
- * the task its idempotency key already names) a {@link ReusedKey} (that key names a different request) or {@link OverQuota} (not stored).
+ * the task its idempotency key already names), a {@link ReusedKey} (that key names a different request), an
+ * {@link OverQuota} or an {@link UnmetDependency} (not stored).
  */
-public sealed interface Submitted permits Submission, ReusedKey, OverQuota {
+public sealed interface Submitted permits Submission, ReusedKey, OverQuota, UnmetDependency {
 }

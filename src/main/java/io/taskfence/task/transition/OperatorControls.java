@@ -36,7 +36,7 @@ public class OperatorControls {
     }
 
     /**
-     * PENDING, ENQUEUED, PROCESSING or FAILED → CANCELLED, if the task is in {@code scope}. A PROCESSING task's
+     * WAITING, PENDING, ENQUEUED, PROCESSING or FAILED → CANCELLED, if the task is in {@code scope}. A PROCESSING task's
      * claim is voided in the same statement (no lease, no claim id): every write its worker may still make
      * (heartbeat, success, failure, later) names that claim and a PROCESSING status, so all of them lose from
      * here on. The worker learns it at its next heartbeat and interrupts the handler. The status the row had
@@ -46,7 +46,7 @@ public class OperatorControls {
         Optional<Task> cancelled = database.inConnection(connection -> {
             try (PreparedStatement cancel = connection.prepareStatement("with target as (select id as target_id, "
                     + "status as was from tasks where id = ? and (?::text is null or owner = ?) "
-                    + "and status in ('PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED') for update) "
+                    + "and status in ('WAITING', 'PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED') for update) "
                     + "update tasks set status = 'CANCELLED', lease_until = null, worker = null, updated_at = now() "
                     // The row is locked with a status that may be cancelled: no second status test, which would
                     // see the statement's snapshot, older than the row the lock waited for (a claim's).

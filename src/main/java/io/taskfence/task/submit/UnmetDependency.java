@@ -1,0 +1,9 @@
+package io.taskfence.task.submit;
+
+/**
+ * A submission whose {@code dependsOn} cannot be met; nothing was stored. {@code detail} names the dependency: a task
+ * the submitting key does not own (or none at all), or one that has ended DEAD or CANCELLED already while the
+ * submission would be cancelled by that ({@code onDependencyFailure} cancel, the default).
+ */
+public record UnmetDependency(String detail) implements Submitted {
+}

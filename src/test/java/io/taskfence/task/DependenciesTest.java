@@ -1,0 +1,261 @@
+package io.taskfence.task;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+
+import javax.sql.DataSource;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.ValidatableResponse;
+import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.submit.Submitted;
+import io.taskfence.task.submit.UnmetDependency;
+import io.taskfence.task.transition.Claim;
+import io.taskfence.testing.ApiKeysForTests;
+import io.taskfence.testing.TestServers;
+
+/**
+ * Dependencies (DESIGN.md, "Task lifecycle", "Dependencies"): a task WAITING for others is released (→ PENDING) by
+ * the transition that ends the last of them, in that transition's transaction, exactly once however many end at the
+ * same moment and whatever a submission does meanwhile; a dependency that ends DEAD or CANCELLED cancels its waiting
+ * dependents (and theirs), or counts as ended for those that run anyway.
+ */
+@QuarkusTest
+@TestServers
+class DependenciesTest {
+
+    private static final Duration BASE = Duration.ofSeconds(1);
+    private static final Duration CAP = Duration.ofMinutes(10);
+
+    @Inject
+    TaskTransitions transitions;
+    @Inject
+    TaskQueries queries;
+    @Inject
+    TaskFixtures fixtures;
+    @Inject
+    DataSource db;
+
+    @Test
+    void aTaskWaitsForEveryDependencyAndTheLastSuccessReleasesIt() {
+        Claim first = fixtures.claimed();
+        Claim second = fixtures.claimed();
+        UUID dependent = dependent(List.of(first.taskId(), second.taskId()), false);
+        assertEquals(TaskStatus.WAITING, status(dependent));
+        assertEquals(0, Sql.count(db, "select count(*) from tasks_due where task_id = ?", dependent),
+                "a waiting task is not due");
+
+        assertTrue(transitions.complete(first, JsonNodeFactory.instance.objectNode()));
+        assertEquals(TaskStatus.WAITING, status(dependent), "one dependency has not ended yet");
+        assertTrue(transitions.complete(second, JsonNodeFactory.instance.objectNode()));
+        assertEquals(TaskStatus.PENDING, status(dependent));
+        fixtures.enqueue(List.of(dependent));
+
+        assertEquals(List.of("null>WAITING", "WAITING>PENDING", "PENDING>ENQUEUED"), history(dependent));
+    }
+
+    /** A → B, A → C, B + C → D: D runs after both B and C have SUCCEEDED, once. */
+    @Test
+    void aDiamondReleasesItsLastTaskOnceAfterBothBranchesSucceeded() {
+        Task a = fixtures.pending();
+        UUID b = dependent(List.of(a.id()), false);
+        UUID c = dependent(List.of(a.id()), false);
+        UUID d = dependent(List.of(b, c), false);
+
+        succeed(a.id());
+        assertEquals(List.of(TaskStatus.PENDING, TaskStatus.PENDING, TaskStatus.WAITING), List.of(status(b), status(c), status(d)));
+        succeed(b);
+        assertEquals(TaskStatus.WAITING, status(d));
+        succeed(c);
+        assertEquals(TaskStatus.PENDING, status(d));
+        assertEquals(1, Sql.count(db, "select count(*) from task_events where task_id = ? and to_status = 'PENDING'", d));
+        assertTrue(Sql.count(db, "select count(*) from task_events d, task_events c where d.task_id = ? "
+                + "and d.to_status = 'PENDING' and c.task_id = ? and c.to_status = 'SUCCEEDED' and c.at <= d.at", d, c) == 1,
+                "D was released by C's success");
+    }
+
+    @Test
+    void aDependencyEndingDeadCancelsItsDependentsAndTheirDependentsInTurn() {
+        Claim failing = fixtures.claimed();
+        UUID child = dependent(List.of(failing.taskId()), false);
+        UUID grandchild = dependent(List.of(child), false);
+
+        assertEquals(TaskStatus.DEAD, transitions.fail(failing, "broken", true, BASE, CAP).orElseThrow());
+
+        assertEquals(TaskStatus.CANCELLED, status(child));
+        assertEquals("dependency " + failing.taskId() + " ended DEAD", find(child).lastError());
+        assertEquals(TaskStatus.CANCELLED, status(grandchild));
+        assertEquals("dependency " + child + " ended CANCELLED", find(grandchild).lastError());
+        assertEquals(List.of("null>WAITING", "WAITING>CANCELLED"), history(grandchild));
+    }
+
+    @Test
+    void aDependentThatRunsAnywayIsReleasedOnceItsFailedDependencyHasEnded() {
+        Claim failing = fixtures.claimed();
+        Claim succeeding = fixtures.claimed();
+        UUID dependent = dependent(List.of(failing.taskId(), succeeding.taskId()), true);
+
+        assertEquals(TaskStatus.DEAD, transitions.fail(failing, "broken", true, BASE, CAP).orElseThrow());
+        assertEquals(TaskStatus.WAITING, status(dependent));
+        assertTrue(transitions.complete(succeeding, JsonNodeFactory.instance.objectNode()));
+        assertEquals(TaskStatus.PENDING, status(dependent));
+        // A second end of the failed one (retried, then done) is not counted again.
+        transitions.retry(failing.taskId()).orElseThrow();
+        succeed(failing.taskId());
+        assertEquals(0, Sql.count(db, "select dependencies_left from tasks where id = ?", dependent));
+        assertEquals(1, Sql.count(db, "select count(*) from task_events where task_id = ? and to_status = 'PENDING'",
+                dependent));
+    }
+
+    @Test
+    void cancellingAWaitingTaskOrItsDependencyCancelsIt() {
+        Task dependency = fixtures.pending();
+        UUID waiting = dependent(List.of(dependency.id()), false);
+        UUID other = dependent(List.of(dependency.id()), false);
+
+        assertEquals(TaskStatus.CANCELLED, transitions.cancel(waiting).orElseThrow().status());
+        assertEquals(0, Sql.count(db, "select count(*) from tasks_waiting where task_id = ?", waiting));
+        transitions.cancel(dependency.id()).orElseThrow();
+        assertEquals(TaskStatus.CANCELLED, status(other));
+        assertEquals("dependency " + dependency.id() + " ended CANCELLED", find(other).lastError());
+    }
+
+    @Test
+    void dependenciesThatHaveEndedAlreadyCountAsEndedAndAFailedOneIsRefusedUnlessTheTaskRunsAnyway() {
+        Task done = fixtures.pending();
+        succeed(done.id());
+        assertEquals(TaskStatus.PENDING, status(dependent(List.of(done.id()), false)), "its only dependency had succeeded");
+
+        Claim failed = fixtures.claimed();
+        transitions.fail(failed, "broken", true, BASE, CAP).orElseThrow();
+        List<Submitted> refused = transitions.submitAll(List.of(task(List.of(failed.taskId()), false)));
+        assertTrue(refused.getFirst() instanceof UnmetDependency unmet && unmet.detail().contains("has ended DEAD"),
+                "refused: " + refused);
+        assertEquals(TaskStatus.PENDING, status(dependent(List.of(failed.taskId()), true)));
+    }
+
+    /** Twenty workers end the twenty dependencies of one task at the same moment, five times over. */
+    @Test
+    void dependenciesEndingAtTheSameMomentReleaseTheirDependentExactlyOnce() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            List<Claim> claims = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                claims.add(fixtures.claimed());
+            }
+            UUID dependent = dependent(claims.stream().map(Claim::taskId).toList(), false);
+
+            Race.run(claims.size(), racer -> assertTrue(transitions.complete(claims.get(racer),
+                    JsonNodeFactory.instance.objectNode())));
+
+            assertEquals(TaskStatus.PENDING, status(dependent), "round " + round);
+            assertEquals(List.of("null>WAITING", "WAITING>PENDING"), history(dependent), "round " + round);
+            assertEquals(0, Sql.count(db, "select dependencies_left from tasks where id = ?", dependent));
+        }
+    }
+
+    /**
+     * A dependency ends while a task that depends on it is being submitted: whichever commits first, the dependent
+     * is never left WAITING for a task that has ended (the submission locks the dependency's row; the end's trigger
+     * reads the edges after its own lock was granted).
+     */
+    @Test
+    void aDependencyEndingWhileItsDependentIsSubmittedNeverLeavesTheDependentWaiting() throws Exception {
+        for (int round = 0; round < 40; round++) {
+            Claim running = fixtures.claimed();
+            AtomicReference<UUID> dependent = new AtomicReference<>();
+            Race.run(2, racer -> {
+                if (racer == 0) {
+                    dependent.set(dependent(List.of(running.taskId()), false));
+                } else {
+                    assertTrue(transitions.complete(running, JsonNodeFactory.instance.objectNode()));
+                }
+            });
+            assertEquals(TaskStatus.PENDING, status(dependent.get()), "round " + round);
+        }
+    }
+
+    @Test
+    void theApiTakesDependenciesOfTheKeysOwnTasksOnlyAndListsWaitingTasks() {
+        String dependency = submit("{\"type\":\"noop\",\"payload\":{},\"runAt\":\"2999-01-01T00:00:00Z\"}",
+                ApiKeysForTests.SUBMIT_KEY).statusCode(201).extract().path("id");
+        String waiting = submit("{\"type\":\"noop\",\"payload\":{},\"dependsOn\":[\"" + dependency + "\"]}",
+                ApiKeysForTests.SUBMIT_KEY).statusCode(201).body("status", equalTo("WAITING")).extract().path("id");
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).queryParam("status", "WAITING").get("/api/v1/tasks").then()
+                .statusCode(200).body("items.id", hasItem(waiting));
+
+        submit("{\"type\":\"noop\",\"payload\":{},\"dependsOn\":[\"" + dependency + "\"]}", ApiKeysForTests.OTHER_SUBMIT_KEY)
+                .statusCode(422).contentType("application/problem+json").body("field", equalTo("dependsOn"))
+                .body("detail", containsString("dependsOn names task " + dependency + ", which API key '"
+                        + ApiKeysForTests.OTHER_SUBMIT_KEY_NAME + "' does not have"));
+        UUID unknown = UUID.randomUUID();
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                .body("{\"tasks\":[{\"type\":\"noop\",\"payload\":{},\"dependsOn\":[\"" + unknown + "\"]},"
+                        + "{\"type\":\"noop\",\"payload\":{},\"dependsOn\":[\"" + dependency + "\"],\"onDependencyFailure\":\"run\"}]}")
+                .post("/api/v1/tasks/batch").then().statusCode(200)
+                .body("items[0].status", equalTo(422)).body("items[0].problem.field", equalTo("tasks[0].dependsOn"))
+                .body("items[1].status", equalTo(201)).body("items[1].task.status", equalTo("WAITING"));
+        submit("{\"type\":\"noop\",\"payload\":{},\"onDependencyFailure\":\"later\"}", ApiKeysForTests.SUBMIT_KEY)
+                .statusCode(400).body("violations[0].field", equalTo("onDependencyFailure"));
+
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + dependency + "/cancel").then()
+                .statusCode(200);
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + waiting).then()
+                .body("status", equalTo("CANCELLED"));
+    }
+
+    // ---- plumbing
+
+    private static NewTask task(List<UUID> dependsOn, boolean runIfOneFails) {
+        return new NewTask("noop", JsonNodeFactory.instance.objectNode(), 3, 1000, null, null, null)
+                .waitingFor(new NewTask.Dependencies(dependsOn, runIfOneFails));
+    }
+
+    private UUID dependent(List<UUID> dependsOn, boolean runIfOneFails) {
+        return transitions.submit(task(dependsOn, runIfOneFails)).task().id();
+    }
+
+    /** Runs a PENDING task to SUCCEEDED (enqueueing it may have enqueued other due tasks of the test's). */
+    private void succeed(UUID pending) {
+        if (status(pending) == TaskStatus.PENDING) {
+            fixtures.enqueue(List.of(pending));
+        }
+        Claim claim = transitions.claim(pending, "dependencies-test", TaskFixtures.LEASE).orElseThrow();
+        assertTrue(transitions.complete(claim, JsonNodeFactory.instance.objectNode()));
+    }
+
+    private Task find(UUID id) {
+        return queries.find(id).orElseThrow();
+    }
+
+    private TaskStatus status(UUID id) {
+        return find(id).status();
+    }
+
+    /** The task's transitions, oldest first, as {@code from>to}. */
+    private List<String> history(UUID id) {
+        List<String> moves = new ArrayList<>();
+        Sql.rows(db, "select from_status, to_status from task_events where task_id = '" + id + "' order by id",
+                row -> moves.add(row.getString(1) + ">" + row.getString(2)));
+        return moves;
+    }
+
+    private static ValidatableResponse submit(String body, String key) {
+        return given().auth().oauth2(key).contentType("application/json").body(body).post("/api/v1/tasks").then();
+    }
+}
