@@ -19,10 +19,11 @@ import io.taskfence.task.submit.NewTask;
 /**
  * One task of {@code POST /api/v1/tasks/batch}: a {@link SubmitRequest} with the same constraints (a test
  * compares the two schemas of the OpenAPI document), plus the idempotency key a single submission sends as
- * a header. Validated per task by {@link SubmissionChecks}, not by JAX-RS, so that one bad task does not
- * refuse the batch.
+ * a header and the other tasks of the batch it waits for. Validated per task by {@link SubmissionChecks}, not by
+ * JAX-RS, so that one bad task does not refuse the batch.
  */
-@Schema(name = "BatchTask", description = "a SubmitTask with an idempotency key of its own")
+@Schema(name = "BatchTask",
+        description = "a SubmitTask with an idempotency key of its own, and the other tasks of the batch it waits for")
 public record BatchTask(
         @NotNull @Pattern(regexp = SubmitRequest.TYPE, message = SubmitRequest.TYPE_RULE)
         @Schema(description = "a registered task type", examples = "noop")
@@ -62,6 +63,11 @@ public record BatchTask(
         @Schema(description = "when a task it depends on ends DEAD or CANCELLED: 'cancel' (the default) cancels this "
                 + "task too, 'run' runs it once all of them have ended", enumeration = { "cancel", "run" })
         String onDependencyFailure,
+
+        @Size(max = NewTask.Dependencies.MAX, message = "must name at most " + NewTask.Dependencies.MAX + " items")
+        @Schema(description = "places (from 0) of other tasks of this request to wait for, as dependsOn does; one "
+                + "that is refused refuses this one too, and a cycle is refused")
+        List<@NotNull Integer> dependsOnItems,
 
         @Pattern(regexp = SubmissionChecks.IDEMPOTENCY_KEY, message = SubmissionChecks.IDEMPOTENCY_KEY_RULE)
         @Schema(description = "as the Idempotency-Key header of a single submission: the same key with the same "

@@ -398,10 +398,12 @@ class BulkSubmitTest {
                 document.getString("paths.'/api/v1/tasks/batch'.post.responses.'200'.content.'application/json'.schema.'$ref'"));
         assertNotNull(document.getMap("components.schemas.BatchItem.properties.problem"));
         assertNotNull(document.getMap("components.schemas.BatchItem.properties.task"));
-        // A batch's task is a single submission's body plus its key: the same fields, with the same constraints.
+        // A batch's task is a single submission's body plus its key and the other items it waits for: the same
+        // fields, with the same constraints.
         Map<String, Object> single = document.getMap("components.schemas.SubmitTask.properties");
         Map<String, Object> batched = new HashMap<>(document.getMap("components.schemas.BatchTask.properties"));
         assertNotNull(batched.remove("idempotencyKey"));
+        assertNotNull(batched.remove("dependsOnItems"));
         assertEquals(single, batched);
         assertEquals(document.getList("components.schemas.SubmitTask.required"),
                 document.getList("components.schemas.BatchTask.required"));

@@ -9,7 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -219,6 +221,70 @@ class DependenciesTest {
                 .body("status", equalTo("CANCELLED"));
     }
 
+    /** A → B, A → C, B + C → D in one batch, the items naming each other by place. */
+    @Test
+    void aDiamondSubmittedInOneBatchRunsInItsOrder() {
+        List<UUID> ids = batchIds("{\"tasks\":[" + noop("") + "," + noop(",\"dependsOnItems\":[0]") + ","
+                + noop(",\"dependsOnItems\":[0]") + "," + noop(",\"dependsOnItems\":[1,2]") + "]}", 201, 201, 201, 201);
+        assertEquals(List.of(TaskStatus.PENDING, TaskStatus.WAITING, TaskStatus.WAITING, TaskStatus.WAITING),
+                ids.stream().map(this::status).toList());
+        assertEquals(4, Sql.count(db, "select count(*) from task_dependencies where task_id = any(?)",
+                (Object) ids.toArray(UUID[]::new)));
+        succeed(ids.get(0));
+        succeed(ids.get(1));
+        assertEquals(TaskStatus.WAITING, status(ids.get(3)));
+        succeed(ids.get(2));
+        assertEquals(TaskStatus.PENDING, status(ids.get(3)));
+    }
+
+    @Test
+    void aBatchsCycleAndTheItemsWaitingForARefusedOneAreRefusedAndTheOthersStored() {
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                .body("{\"tasks\":[" + noop(",\"dependsOnItems\":[1]") + "," + noop(",\"dependsOnItems\":[0]") + ","
+                        + noop(",\"dependsOnItems\":[1]") + ",{\"type\":\"no-such-type\",\"payload\":{}},"
+                        + noop(",\"dependsOnItems\":[3]") + "," + noop(",\"dependsOnItems\":[9]") + "," + noop("") + "]}")
+                .post("/api/v1/tasks/batch").then().statusCode(200)
+                .body("items[0].status", equalTo(422)).body("items[0].problem.detail", containsString("makes a cycle"))
+                .body("items[1].status", equalTo(422)).body("items[1].problem.detail", containsString("makes a cycle"))
+                .body("items[2].status", equalTo(422))
+                .body("items[2].problem.detail", equalTo("dependsOnItems names tasks[1], which was refused"))
+                .body("items[3].status", equalTo(422))
+                .body("items[4].status", equalTo(422))
+                .body("items[4].problem.detail", equalTo("dependsOnItems names tasks[3], which was refused"))
+                .body("items[5].status", equalTo(400))
+                .body("items[5].problem.violations[0].field", equalTo("tasks[5].dependsOnItems"))
+                .body("items[6].status", equalTo(201)).body("items[6].task.status", equalTo("PENDING"));
+    }
+
+    /**
+     * A batch sent again with its idempotency keys answers the tasks it made and adds no edge; an item whose key made
+     * a task before is waited for as that task; one whose key names another request refuses the items waiting for it.
+     */
+    @Test
+    void itemsWhoseKeysMadeTasksAlreadyAreWaitedForAsThoseTasks() {
+        String key = "deps-" + UUID.randomUUID();
+        String batch = "{\"tasks\":[" + noop(",\"idempotencyKey\":\"" + key + "-a\"") + ","
+                + noop(",\"idempotencyKey\":\"" + key + "-b\",\"dependsOnItems\":[0]") + "]}";
+        List<UUID> first = batchIds(batch, 201, 201);
+        long edges = Sql.count(db, "select count(*) from task_dependencies");
+        assertEquals(first, batchIds(batch, 200, 200), "the same tasks");
+        assertEquals(edges, Sql.count(db, "select count(*) from task_dependencies"), "no edge added");
+
+        List<UUID> mixed = batchIds("{\"tasks\":[" + noop(",\"idempotencyKey\":\"" + key + "-a\"") + ","
+                + noop(",\"dependsOnItems\":[0]") + "]}", 200, 201);
+        assertEquals(first.get(0), mixed.get(0));
+        assertEquals(TaskStatus.WAITING, status(mixed.get(1)));
+        assertEquals(first.get(0).toString(), Sql.value(db, "select depends_on::text from task_dependencies where task_id = ?",
+                mixed.get(1)));
+
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                .body("{\"tasks\":[{\"type\":\"noop\",\"payload\":{\"other\":1},\"idempotencyKey\":\"" + key + "-a\"},"
+                        + noop(",\"dependsOnItems\":[0]") + "]}")
+                .post("/api/v1/tasks/batch").then().statusCode(200)
+                .body("items[0].status", equalTo(422)).body("items[0].problem.field", equalTo("tasks[0].idempotencyKey"))
+                .body("items[1].status", equalTo(422)).body("items[1].problem.field", equalTo("tasks[1].dependsOn"));
+    }
+
     // ---- plumbing
 
     private static NewTask task(List<UUID> dependsOn, boolean runIfOneFails) {
@@ -253,6 +319,25 @@ class DependenciesTest {
         Sql.rows(db, "select from_status, to_status from task_events where task_id = '" + id + "' order by id",
                 row -> moves.add(row.getString(1) + ">" + row.getString(2)));
         return moves;
+    }
+
+    private static String noop(String more) {
+        return "{\"type\":\"noop\",\"payload\":{}" + more + "}";
+    }
+
+    /** Submits a batch, expecting each item's status; the ids of its tasks. */
+    private static List<UUID> batchIds(String batch, int... statuses) {
+        List<Integer> answered = new ArrayList<>();
+        List<UUID> ids = new ArrayList<>();
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json").body(batch)
+                .post("/api/v1/tasks/batch").then().statusCode(200).extract().jsonPath().getList("items", Map.class)
+                .forEach(item -> {
+                    answered.add((Integer) item.get("status"));
+                    Object task = item.get("task");
+                    ids.add(task == null ? null : UUID.fromString((String) ((Map<?, ?>) task).get("id")));
+                });
+        assertEquals(Arrays.stream(statuses).boxed().toList(), answered, "the items' statuses");
+        return ids;
     }
 
     private static ValidatableResponse submit(String body, String key) {

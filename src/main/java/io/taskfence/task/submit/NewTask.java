@@ -1,8 +1,10 @@
 package io.taskfence.task.submit;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,21 +24,35 @@ public record NewTask(String type, ObjectNode payload, int maxAttempts, int prio
         Dependencies dependencies) {
 
     /**
-     * The tasks this one waits for (DESIGN.md, "Task lifecycle", "Dependencies"): their ids, all owned by the task's
-     * owner, and whether the task runs anyway when one of them ends DEAD or CANCELLED (else it is cancelled).
+     * The tasks this one waits for (DESIGN.md, "Task lifecycle", "Dependencies"): the ids of tasks of the task's owner,
+     * the {@code items} of the same submission (their places in the list submitted together), and whether the task
+     * runs anyway when one of them ends DEAD or CANCELLED (else it is cancelled).
      */
-    public record Dependencies(List<UUID> ids, boolean runIfOneFails) {
+    public record Dependencies(List<UUID> ids, List<Integer> items, boolean runIfOneFails) {
 
-        public static final Dependencies NONE = new Dependencies(List.of(), false);
+        public static final Dependencies NONE = new Dependencies(List.of(), List.of(), false);
         /** The most a task may wait for. */
         public static final int MAX = 100;
 
         public Dependencies {
             ids = List.copyOf(new LinkedHashSet<>(ids));
+            items = List.copyOf(new LinkedHashSet<>(items));
+        }
+
+        public Dependencies(List<UUID> ids, boolean runIfOneFails) {
+            this(ids, List.of(), runIfOneFails);
+        }
+
+        /** These dependencies, with the items of the submission that {@code existing} names waited for by their ids. */
+        Dependencies withIds(Map<Integer, UUID> existing) {
+            List<UUID> allIds = new ArrayList<>(ids);
+            items.stream().filter(existing::containsKey).map(existing::get).forEach(allIds::add);
+            return new Dependencies(allIds, items.stream().filter(item -> !existing.containsKey(item)).toList(),
+                    runIfOneFails);
         }
 
         public boolean any() {
-            return !ids.isEmpty();
+            return !ids.isEmpty() || !items.isEmpty();
         }
     }
 

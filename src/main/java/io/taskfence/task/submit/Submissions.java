@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.IntFunction;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -28,8 +30,8 @@ import io.taskfence.task.TaskStatus;
 import io.taskfence.task.transition.TransitionMeters;
 
 /**
- * Client → PENDING, or WAITING for the tasks it depends on: the one writer of new task rows, for single and grouped submissions, batches, and the
- * schedules' occurrences. Idempotency keys are per owner; an owner's quota is exact ({@link Quotas}).
+ * Client → PENDING, or WAITING for the tasks it depends on: the one writer of new task rows, for single and grouped
+ * submissions, batches, and the schedules' occurrences. Idempotency keys are per owner; an owner's quota is exact ({@link Quotas}).
  */
 @ApplicationScoped
 public class Submissions {
@@ -51,7 +53,8 @@ public class Submissions {
      * advisory lock, see {@link Quotas}), then one multi-row insert, then one look at the tasks holding the
      * idempotency keys that were taken (by an earlier submission, a concurrent one, or an earlier task of this
      * batch with the same key): the same request gets the task the key's first submission made, a different one
-     * is refused ({@link ReusedKey}). A task with dependencies is refused if one cannot be met ({@link UnmetDependency}). If PostgreSQL fails, nothing is stored.
+     * is refused ({@link ReusedKey}). A task with dependencies is refused if one cannot be met
+     * ({@link UnmetDependency}). If PostgreSQL fails, nothing is stored.
      *
      * @return one outcome per task, in the order of {@code tasks}
      */
@@ -67,90 +70,141 @@ public class Submissions {
         return submit(tasks, false);
     }
 
-    private List<Submitted> submit(List<NewTask> tasks, boolean quotaForAll) {
-        if (tasks.isEmpty()) {
+    private List<Submitted> submit(List<NewTask> submitted, boolean quotaForAll) {
+        if (submitted.isEmpty()) {
             return List.of();
         }
-        int size = tasks.size();
+        int size = submitted.size();
         Submitted[] outcomes = new Submitted[size];
         List<TransitionMeters.Moved> created = new ArrayList<>();
         database.inTransaction(connection -> {
-            refuseOverQuota(connection, tasks, quotaForAll, outcomes);
-            Map<UUID, Dependency> dependencies = lockDependencies(connection, tasks, outcomes);
-            refuseUnmetDependencies(tasks, dependencies, outcomes);
-            List<Integer> stored = new ArrayList<>(size);
-            for (int i = 0; i < size; i++) {
-                if (outcomes[i] == null) {
-                    stored.add(i);
+            refuseOverQuota(connection, submitted, quotaForAll, outcomes);
+            boolean anyItems = submitted.stream().anyMatch(task -> !task.dependencies().items().isEmpty());
+            // Items found to be tasks made already (their idempotency key's), waited for by their ids from then on.
+            Map<Integer, UUID> existing = new HashMap<>();
+            Submitted[] beforeInsert = outcomes.clone();
+            while (true) {
+                Savepoint beforeThisTry = anyItems ? connection.setSavepoint() : null;
+                List<NewTask> tasks = existing.isEmpty() ? submitted : submitted.stream()
+                        .map(task -> task.waitingFor(task.dependencies().withIds(existing))).toList();
+                List<Integer> storedNow = insertEach(connection, tasks, outcomes, created);
+                // An item another item waits for was not inserted (its key had made a task already, or names another
+                // request): again, without it, so that its dependents wait for the task it names, or are refused.
+                Set<Integer> missed = new HashSet<>();
+                for (int i : storedNow) {
+                    tasks.get(i).dependencies().items().stream().filter(item -> !storedNow.contains(item))
+                            .forEach(missed::add);
                 }
-            }
-            if (stored.isEmpty()) {
-                return null;
-            }
-            UUID[] ids = new UUID[stored.size()];
-            String[] payloads = new String[size];
-            Map<UUID, Integer> byId = new HashMap<>(stored.size() * 2);
-            for (int n = 0; n < stored.size(); n++) {
-                int i = stored.get(n);
-                ids[n] = UUID.randomUUID();
-                payloads[i] = rows.write(tasks.get(i).payload());
-                byId.put(ids[n], i);
-            }
-            List<NewTask> storing = stored.stream().map(tasks::get).toList();
-            List<Task> inserted = insert(connection, ids, storing, stored.stream().map(i -> payloads[i]).toList(),
-                    storing.stream().map(task -> unended(task, dependencies)).toList());
-            for (Task task : inserted) {
-                outcomes[byId.get(task.id())] = new Submission(task, true);
-                created.add(new TransitionMeters.Moved(task.status(), task.type()));
-            }
-            insertEdges(connection, inserted.stream().map(task -> Map.entry(task.id(), tasks.get(byId.get(task.id()))))
-                    .filter(task -> task.getValue().dependencies().any()).toList(), dependencies);
-            List<Integer> taken = new ArrayList<>();
-            for (int i : stored) {
-                if (outcomes[i] == null) {
-                    if (tasks.get(i).idempotencyKey() == null) {
-                        throw new IllegalStateException("a task without an idempotency key was not inserted");
+                if (missed.isEmpty()) {
+                    return null;
+                }
+                connection.rollback(beforeThisTry);
+                for (int item : missed) {
+                    if (outcomes[item] instanceof Submission made) {
+                        existing.put(item, made.task().id());
                     }
-                    taken.add(i);
+                    beforeInsert[item] = outcomes[item];
                 }
+                System.arraycopy(beforeInsert, 0, outcomes, 0, size);
+                created.clear();
             }
-            if (taken.isEmpty()) {
-                return null;
-            }
-            // The conflicting inserts have committed (or are this batch's own), so their rows are visible now.
-            try (PreparedStatement first = connection.prepareStatement("select " + TaskRows.COLUMNS
-                    + ", (type = wanted_type and payload = wanted_payload::jsonb "
-                    + "and concurrency_key is not distinct from wanted_group) as same_request, item "
-                    + "from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[]) as wanted(wanted_key, "
-                    + "wanted_owner, wanted_type, wanted_payload, item, wanted_group) join tasks on idempotency_key = wanted_key "
-                    + "and coalesce(owner, '') = coalesce(wanted_owner, '')")) {
-                first.setArray(1, connection.createArrayOf("text",
-                        taken.stream().map(i -> tasks.get(i).idempotencyKey()).toArray()));
-                first.setArray(2, connection.createArrayOf("text", taken.stream().map(i -> tasks.get(i).owner()).toArray()));
-                first.setArray(3, connection.createArrayOf("text", taken.stream().map(i -> tasks.get(i).type()).toArray()));
-                first.setArray(4, connection.createArrayOf("text", taken.stream().map(i -> payloads[i]).toArray()));
-                first.setArray(5, connection.createArrayOf("int4", taken.toArray()));
-                first.setArray(6, connection.createArrayOf("text",
-                        taken.stream().map(i -> tasks.get(i).concurrencyKey()).toArray()));
-                try (ResultSet row = first.executeQuery()) {
-                    while (row.next()) {
-                        Task existing = rows.task(row);
-                        int item = row.getInt("item");
-                        outcomes[item] = row.getBoolean("same_request") ? new Submission(existing, false)
-                                : new ReusedKey(tasks.get(item).idempotencyKey(), existing.id());
-                    }
-                }
-            }
-            for (int i : taken) {
-                if (outcomes[i] == null) {
-                    throw new IllegalStateException("idempotency key conflicted but no task holds it");
-                }
-            }
-            return null;
         });
         // Committed: database.inTransaction() returns only after the commit.
         meters.moved(created);
         return List.of(outcomes);
+    }
+
+    /**
+     * The insert of the tasks not refused yet, after their dependencies' checks, with their edges; each one's outcome
+     * in {@code outcomes}, and the moves of those created in {@code created}.
+     *
+     * @return the places of the tasks inserted
+     */
+    private List<Integer> insertEach(Connection connection, List<NewTask> tasks, Submitted[] outcomes,
+            List<TransitionMeters.Moved> created) throws SQLException {
+        int size = tasks.size();
+        Map<UUID, Dependency> dependencies = lockDependencies(connection, tasks, outcomes);
+        refuseUnmetDependencies(tasks, dependencies, outcomes);
+        List<Integer> stored = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            if (outcomes[i] == null) {
+                stored.add(i);
+            }
+        }
+        if (stored.isEmpty()) {
+            return List.of();
+        }
+        UUID[] ids = new UUID[size];
+        String[] payloads = new String[size];
+        Map<UUID, Integer> byId = new HashMap<>(stored.size() * 2);
+        Set<Integer> waitedFor = new HashSet<>();
+        for (int i : stored) {
+            ids[i] = UUID.randomUUID();
+            payloads[i] = rows.write(tasks.get(i).payload());
+            byId.put(ids[i], i);
+            waitedFor.addAll(tasks.get(i).dependencies().items());
+        }
+        List<NewTask> storing = stored.stream().map(tasks::get).toList();
+        List<Task> inserted = insert(connection, stored.stream().map(i -> ids[i]).toArray(UUID[]::new), storing,
+                stored.stream().map(i -> payloads[i]).toList(),
+                storing.stream().map(task -> unended(task, dependencies)).toList(),
+                stored.stream().map(waitedFor::contains).toList());
+        List<Integer> storedNow = new ArrayList<>();
+        for (Task task : inserted) {
+            int i = byId.get(task.id());
+            outcomes[i] = new Submission(task, true);
+            storedNow.add(i);
+            created.add(new TransitionMeters.Moved(task.status(), task.type()));
+        }
+        insertEdges(connection, storedNow.stream().filter(i -> tasks.get(i).dependencies().any())
+                .map(i -> Map.entry(ids[i], tasks.get(i))).toList(), dependencies, item -> ids[item]);
+        List<Integer> taken = new ArrayList<>();
+        for (int i : stored) {
+            if (outcomes[i] == null) {
+                if (tasks.get(i).idempotencyKey() == null) {
+                    throw new IllegalStateException("a task without an idempotency key was not inserted");
+                }
+                taken.add(i);
+            }
+        }
+        if (!taken.isEmpty()) {
+            answerTakenKeys(connection, tasks, taken, payloads, outcomes);
+        }
+        return storedNow;
+    }
+
+    /** The outcomes of the tasks whose idempotency keys had made tasks already: that task, or {@link ReusedKey}. */
+    private void answerTakenKeys(Connection connection, List<NewTask> tasks, List<Integer> taken, String[] payloads,
+            Submitted[] outcomes) throws SQLException {
+        // The conflicting inserts have committed (or are this batch's own), so their rows are visible now.
+        try (PreparedStatement first = connection.prepareStatement("select " + TaskRows.COLUMNS
+                + ", (type = wanted_type and payload = wanted_payload::jsonb "
+                + "and concurrency_key is not distinct from wanted_group) as same_request, item "
+                + "from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[]) as wanted(wanted_key, "
+                + "wanted_owner, wanted_type, wanted_payload, item, wanted_group) join tasks on idempotency_key = wanted_key "
+                + "and coalesce(owner, '') = coalesce(wanted_owner, '')")) {
+            first.setArray(1, connection.createArrayOf("text",
+                    taken.stream().map(i -> tasks.get(i).idempotencyKey()).toArray()));
+            first.setArray(2, connection.createArrayOf("text", taken.stream().map(i -> tasks.get(i).owner()).toArray()));
+            first.setArray(3, connection.createArrayOf("text", taken.stream().map(i -> tasks.get(i).type()).toArray()));
+            first.setArray(4, connection.createArrayOf("text", taken.stream().map(i -> payloads[i]).toArray()));
+            first.setArray(5, connection.createArrayOf("int4", taken.toArray()));
+            first.setArray(6, connection.createArrayOf("text",
+                    taken.stream().map(i -> tasks.get(i).concurrencyKey()).toArray()));
+            try (ResultSet row = first.executeQuery()) {
+                while (row.next()) {
+                    Task existing = rows.task(row);
+                    int item = row.getInt("item");
+                    outcomes[item] = row.getBoolean("same_request") ? new Submission(existing, false)
+                            : new ReusedKey(tasks.get(item).idempotencyKey(), existing.id());
+                }
+            }
+        }
+        for (int i : taken) {
+            if (outcomes[i] == null) {
+                throw new IllegalStateException("idempotency key conflicted but no task holds it");
+            }
+        }
     }
 
     /** A dependency as its row was when locked: its owner and status. */
@@ -194,11 +248,27 @@ public class Submissions {
     }
 
     /**
-     * Marks {@link UnmetDependency} the tasks that depend on a task their owner does not have, or on one that has ended
-     * DEAD or CANCELLED while they would be cancelled by that: either would be a task that can never run.
+     * Marks {@link UnmetDependency} the tasks that depend on a task their owner does not have, on one that has ended
+     * DEAD or CANCELLED while they would be cancelled by that, or on an item of the submission that is not stored:
+     * each would be a task that can never run.
      */
     private static void refuseUnmetDependencies(List<NewTask> tasks, Map<UUID, Dependency> dependencies,
             Submitted[] outcomes) {
+        refuseUnmetIds(tasks, dependencies, outcomes);
+        boolean refused = true;
+        while (refused) { // until no refusal leaves another item waiting for a task that will not be
+            refused = false;
+            for (int i = 0; i < tasks.size(); i++) {
+                if (outcomes[i] == null
+                        && tasks.get(i).dependencies().items().stream().anyMatch(item -> outcomes[item] != null)) {
+                    outcomes[i] = new UnmetDependency("it depends on another task of this request, which is not stored");
+                    refused = true;
+                }
+            }
+        }
+    }
+
+    private static void refuseUnmetIds(List<NewTask> tasks, Map<UUID, Dependency> dependencies, Submitted[] outcomes) {
         for (int i = 0; i < tasks.size(); i++) {
             NewTask task = tasks.get(i);
             if (outcomes[i] != null) {
@@ -221,14 +291,15 @@ public class Submissions {
         }
     }
 
-    /** How many of the task's dependencies have not ended yet: it waits (WAITING) for those. */
+    /** How many of the task's dependencies have not ended yet (the items submitted with it never have). */
     private static int unended(NewTask task, Map<UUID, Dependency> dependencies) {
-        return (int) task.dependencies().ids().stream().filter(id -> !dependencies.get(id).status().ended()).count();
+        return task.dependencies().items().size()
+                + (int) task.dependencies().ids().stream().filter(id -> !dependencies.get(id).status().ended()).count();
     }
 
     /** The edges of the tasks inserted with dependencies; those whose dependency had ended are resolved already. */
     private static void insertEdges(Connection connection, List<Map.Entry<UUID, NewTask>> dependents,
-            Map<UUID, Dependency> dependencies) throws SQLException {
+            Map<UUID, Dependency> dependencies, IntFunction<UUID> itemId) throws SQLException {
         if (dependents.isEmpty()) {
             return;
         }
@@ -240,6 +311,11 @@ public class Submissions {
                 from.add(id);
                 to.add(dependent.getKey());
                 resolved.add(dependencies.get(id).status().ended());
+            }
+            for (int item : dependent.getValue().dependencies().items()) {
+                from.add(itemId.apply(item));
+                to.add(dependent.getKey());
+                resolved.add(false);
             }
         }
         try (PreparedStatement insert = connection.prepareStatement("insert into task_dependencies "
@@ -310,7 +386,7 @@ public class Submissions {
         Map<JsonNode, String> written = new IdentityHashMap<>();
         List<Task> made = within.isEmpty() ? List.of() : insert(connection, ids, within,
                 within.stream().map(task -> written.computeIfAbsent(task.payload(), rows::write)).toList(),
-                within.stream().map(task -> 0).toList());
+                within.stream().map(task -> 0).toList(), within.stream().map(task -> false).toList());
         return new OccurrenceTasks(made, List.copyOf(overQuota), quota);
     }
 
@@ -334,23 +410,23 @@ public class Submissions {
     /**
      * One multi-row insert of {@code tasks} with the given ids and written payloads; a task whose (owner, key) is
      * taken is left out. A task with dependencies not ended yet ({@code unended}, one count per task) is WAITING for
-     * them, any other PENDING. Rows go in in (owner, key) order, so that two inserts sharing keys wait for each other
+     * them, any other PENDING; one that another of them waits for ({@code dependedOn}) is marked so. Rows go in in (owner, key) order, so that two inserts sharing keys wait for each other
      * instead of deadlocking.
      */
     private List<Task> insert(Connection connection, UUID[] ids, List<NewTask> tasks, List<String> payloads,
-            List<Integer> unended) throws SQLException {
+            List<Integer> unended, List<Boolean> dependedOn) throws SQLException {
         // A group's place (key_order) is drawn in the items' order, before they are sorted for the insert.
         try (PreparedStatement insert = connection.prepareStatement("with item as materialized (select item.*, "
                 + "case when concurrency_key is not null then nextval('tasks_key_order') end as key_order "
                 + "from unnest(?::uuid[], ?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], "
-                + "?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[]) with ordinality as item(id, type, payload, "
-                + "max_attempts, priority, run_at, deadline, key, owner, concurrency_key, trace_parent, unended, "
-                + "on_dependency_failure, ord)) "
+                + "?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::boolean[]) with ordinality as item(id, "
+                + "type, payload, max_attempts, priority, run_at, deadline, key, owner, concurrency_key, trace_parent, "
+                + "unended, on_dependency_failure, depended_on, ord)) "
                 + "insert into tasks (id, type, payload, max_attempts, priority, run_at, deadline, idempotency_key, owner, "
-                + "concurrency_key, key_order, trace_parent, status, dependencies_left, on_dependency_failure) "
+                + "concurrency_key, key_order, trace_parent, status, dependencies_left, on_dependency_failure, has_dependents) "
                 + "select id, type, payload::jsonb, max_attempts, priority, coalesce(run_at, now()), deadline, key, owner, "
                 + "concurrency_key, key_order, trace_parent, case when unended > 0 then 'WAITING' else 'PENDING' end, "
-                + "nullif(unended, 0), case when unended > 0 then on_dependency_failure end from item "
+                + "nullif(unended, 0), case when unended > 0 then on_dependency_failure end, nullif(depended_on, false) from item "
                 + "order by coalesce(owner, ''), key, ord "
                 + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
                 + "returning " + TaskRows.COLUMNS)) {
@@ -372,6 +448,7 @@ public class Submissions {
             insert.setArray(12, connection.createArrayOf("int4", unended.toArray()));
             insert.setArray(13, connection.createArrayOf("text", tasks.stream()
                     .map(task -> task.dependencies().runIfOneFails() ? "run" : "cancel").toArray()));
+            insert.setArray(14, connection.createArrayOf("bool", dependedOn.toArray()));
             return rows.tasks(insert);
         }
     }
