@@ -34,7 +34,8 @@ final class InvariantChecker {
             Map.entry("PROCESSING->DEAD", "0"), Map.entry("PROCESSING->PENDING", "-1"),
             Map.entry("PENDING->CANCELLED", "0"), Map.entry("ENQUEUED->CANCELLED", "0"),
             Map.entry("PROCESSING->CANCELLED", "0"), Map.entry("FAILED->CANCELLED", "0"),
-            Map.entry("DEAD->PENDING", "=0"), Map.entry("CANCELLED->PENDING", "=0"));
+            Map.entry("DEAD->PENDING", "=0"), Map.entry("CANCELLED->PENDING", "=0"),
+            Map.entry("WAITING->PENDING", "0"), Map.entry("WAITING->CANCELLED", "0"));
     private static final String LEASE_EXPIRED = "processing lease expired";
 
     /** {@code marker}: the payload's {@code once}, which a submission without idempotency key carries. */

@@ -91,7 +91,7 @@ final class ClusterChecks {
         Set<String> legal = Set.of("PENDING->ENQUEUED(0)", "ENQUEUED->PROCESSING(1)", "ENQUEUED->PENDING(0)",
                 "PROCESSING->SUCCEEDED(0)", "PROCESSING->FAILED(0)", "PROCESSING->DEAD(0)", "PROCESSING->PENDING(-1)",
                 "FAILED->ENQUEUED(0)", "PENDING->CANCELLED(0)", "ENQUEUED->CANCELLED(0)", "PROCESSING->CANCELLED(0)",
-                "FAILED->CANCELLED(0)");
+                "FAILED->CANCELLED(0)", "WAITING->PENDING(0)", "WAITING->CANCELLED(0)");
         for (String move : edges.keySet()) {
             if (!legal.contains(move)) {
                 fail("illegal transition " + move + " happened " + edges.get(move) + " times; all: " + edges);
