@@ -1,6 +1,7 @@
 package io.taskfence.task;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 import com.fasterxml.jackson.annotation.JsonInclude.Include;
@@ -10,7 +11,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * A task as clients see it (DESIGN.md, "REST API", "Task JSON"); {@code owner} is the submitting key's name,
- * {@code concurrencyKey} its concurrency group's key (null for none). A listing
+ * {@code concurrencyKey} its concurrency group's key (null for none), {@code dependsOn} the tasks it waits for (shown by
+ * a submission's answer and by a read of the one task; empty, and left out of the JSON, elsewhere). A listing
  * leaves {@code payload} and {@code result} null unless asked for them, and its JSON then leaves them out; a task
  * that has no result has {@link com.fasterxml.jackson.databind.node.NullNode} there, shown as null.
  */
@@ -29,5 +31,12 @@ public record Task(
         String lastError,
         @JsonInclude(Include.NON_NULL) JsonNode result,
         String owner,
-        String concurrencyKey) {
+        String concurrencyKey,
+        @JsonInclude(Include.NON_EMPTY) List<UUID> dependsOn) {
+
+    /** This task, showing the tasks it waits for (or waited for). */
+    public Task dependingOn(List<UUID> dependencies) {
+        return new Task(id, type, payload, status, attempt, maxAttempts, priority, runAt, deadline, createdAt, updatedAt,
+                lastError, result, owner, concurrencyKey, List.copyOf(dependencies));
+    }
 }

@@ -42,12 +42,17 @@ public class TaskQueries {
     public Optional<Task> find(UUID id, TaskScope scope) {
         try (Connection connection = db.getConnection();
                 PreparedStatement find = connection.prepareStatement(
-                        "select " + TaskRows.COLUMNS + " from tasks where id = ? and (?::text is null or owner = ?)")) {
+                        "select " + TaskRows.COLUMNS + ", array(select depends_on from task_dependencies "
+                                + "where task_id = tasks.id order by depends_on) as depends_on "
+                                + "from tasks where id = ? and (?::text is null or owner = ?)")) {
             find.setObject(1, id);
             find.setString(2, scope.owner());
             find.setString(3, scope.owner());
             try (ResultSet row = find.executeQuery()) {
-                return row.next() ? Optional.of(rows.task(row)) : Optional.empty();
+                if (!row.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(rows.task(row).dependingOn(List.of((UUID[]) row.getArray("depends_on").getArray())));
             }
         } catch (SQLException e) {
             throw new TaskStoreException(e);

@@ -63,7 +63,8 @@ public class TaskRows {
                 row.getString("last_error"),
                 fields.contains(TaskField.RESULT) ? orNullNode(parse(row.getString("result"))) : null,
                 row.getString("owner"),
-                row.getString("concurrency_key"));
+                row.getString("concurrency_key"),
+                List.of());
     }
 
     public ObjectNode object(String column, ResultSet row) throws SQLException {

@@ -4,6 +4,8 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasKey;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -197,7 +199,12 @@ class DependenciesTest {
         String dependency = submit("{\"type\":\"noop\",\"payload\":{},\"runAt\":\"2999-01-01T00:00:00Z\"}",
                 ApiKeysForTests.SUBMIT_KEY).statusCode(201).extract().path("id");
         String waiting = submit("{\"type\":\"noop\",\"payload\":{},\"dependsOn\":[\"" + dependency + "\"]}",
-                ApiKeysForTests.SUBMIT_KEY).statusCode(201).body("status", equalTo("WAITING")).extract().path("id");
+                ApiKeysForTests.SUBMIT_KEY).statusCode(201).body("status", equalTo("WAITING"))
+                .body("dependsOn", equalTo(List.of(dependency))).extract().path("id");
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + waiting).then()
+                .body("dependsOn", equalTo(List.of(dependency)));
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + dependency).then()
+                .body("$", not(hasKey("dependsOn")));
         given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).queryParam("status", "WAITING").get("/api/v1/tasks").then()
                 .statusCode(200).body("items.id", hasItem(waiting));
 

@@ -152,7 +152,9 @@ public class Submissions {
         List<Integer> storedNow = new ArrayList<>();
         for (Task task : inserted) {
             int i = byId.get(task.id());
-            outcomes[i] = new Submission(task, true);
+            List<UUID> dependsOn = new ArrayList<>(tasks.get(i).dependencies().ids());
+            tasks.get(i).dependencies().items().forEach(item -> dependsOn.add(ids[item]));
+            outcomes[i] = new Submission(task.dependingOn(dependsOn), true);
             storedNow.add(i);
             created.add(new TransitionMeters.Moved(task.status(), task.type()));
         }
