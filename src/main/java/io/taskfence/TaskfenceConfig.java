@@ -312,7 +312,7 @@ public interface TaskfenceConfig {
              */
             Optional<List<String>> types();
 
-            /** Unfinished tasks (PENDING, ENQUEUED, PROCESSING, FAILED) this key may have at once. */
+            /** Unfinished tasks (WAITING, PENDING, ENQUEUED, PROCESSING, FAILED) this key may have at once. */
             OptionalInt maxUnfinished();
 
             /**

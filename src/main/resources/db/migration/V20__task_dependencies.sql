@@ -36,28 +36,45 @@ create index tasks_waiting_owner on tasks_waiting (owner);
 
 -- A dependency ended: its unresolved edges are resolved, and each dependent still WAITING counts it off. A
 -- dependency that SUCCEEDED, or failed for a dependent that runs anyway, releases the dependent (→ PENDING) when it
--- was the last; one that ended DEAD or CANCELLED cancels the others, whose own dependents follow (this trigger fires
--- again for them). Rows are locked in id order, as claims lock them. Each statement of a trigger function sees what
+-- was the last; one that ended DEAD or CANCELLED cancels the others, and so their dependents in turn: the whole
+-- cascade in this one statement (a trigger firing once a level would nest as deep as the chain is long, and
+-- PostgreSQL's stack ends at about a thousand). The cancels it makes fire this trigger again, which finds their
+-- edges resolved already. The rows it moves are locked in id order. Each statement of a trigger function sees what
 -- committed before it began, so an edge that a submission added while this dependency was still running (the
 -- submission locks the dependency's row, see Submissions) is seen here.
 create function dependency_ended() returns trigger language plpgsql set search_path from current as $$
 declare
     released int;
 begin
-    with resolved as (
-        update task_dependencies set resolved = true where depends_on = new.id and not resolved returning task_id),
-    counted as (select task_id, count(*)::int as n from resolved group by task_id),
-    locked as (select t.id, c.n from tasks t join counted c on c.task_id = t.id where t.status = 'WAITING'
-               order by t.id for no key update of t),
+    with recursive reached(task_id, depends_on, ended_as, cancels) as (
+        select e.task_id, e.depends_on, new.status::text,
+               new.status <> 'SUCCEEDED' and t.on_dependency_failure = 'cancel'
+        from task_dependencies e join tasks t on t.id = e.task_id
+        where e.depends_on = new.id and not e.resolved and t.status = 'WAITING'
+      union
+        select e.task_id, e.depends_on, 'CANCELLED', t.on_dependency_failure = 'cancel'
+        from reached r join task_dependencies e on e.depends_on = r.task_id join tasks t on t.id = e.task_id
+        where r.cancels and not e.resolved and t.status = 'WAITING'),
+    resolved as (
+        update task_dependencies e set resolved = true from reached r
+        where e.depends_on = r.depends_on and e.task_id = r.task_id and not e.resolved
+        returning e.task_id, e.depends_on),
+    counted as (
+        select x.task_id, count(*)::int as n, bool_or(r.cancels) as cancels,
+               min(case when r.cancels then 'dependency ' || r.depends_on || ' ended ' || r.ended_as end) as why
+        from resolved x join reached r on r.task_id = x.task_id and r.depends_on = x.depends_on
+        group by x.task_id),
+    locked as (
+        select t.id, c.n, c.cancels, c.why from tasks t join counted c on c.task_id = t.id
+        where t.status = 'WAITING' order by t.id for no key update of t),
     moved as (
         update tasks set
             dependencies_left = dependencies_left - locked.n,
             status = case
-                when new.status <> 'SUCCEEDED' and on_dependency_failure = 'cancel' then 'CANCELLED'
+                when locked.cancels then 'CANCELLED'
                 when dependencies_left - locked.n <= 0 then 'PENDING'
                 else 'WAITING' end,
-            last_error = case when new.status <> 'SUCCEEDED' and on_dependency_failure = 'cancel'
-                then 'dependency ' || new.id || ' ended ' || new.status else last_error end,
+            last_error = case when locked.cancels then locked.why else last_error end,
             updated_at = now()
         from locked where tasks.id = locked.id and tasks.status = 'WAITING'
         returning tasks.status)
@@ -137,7 +154,9 @@ begin
     delete from tasks_in_flight where task_id in (select id from deleted);
     delete from tasks_off_path where task_id in (select id from deleted);
     delete from tasks_waiting where task_id in (select id from deleted);
-    delete from task_dependencies where task_id in (select id from deleted) or depends_on in (select id from deleted);
+    -- Two statements, one per index: an "or" of the two would scan every edge.
+    delete from task_dependencies where task_id in (select id from deleted);
+    delete from task_dependencies where depends_on in (select id from deleted);
     return null;
 end $$;
 

@@ -21,6 +21,7 @@ import javax.sql.DataSource;
 
 import jakarta.inject.Inject;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -28,6 +29,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ValidatableResponse;
 import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.submit.Submission;
 import io.taskfence.task.submit.Submitted;
 import io.taskfence.task.submit.UnmetDependency;
 import io.taskfence.task.transition.Claim;
@@ -55,6 +57,12 @@ class DependenciesTest {
     TaskFixtures fixtures;
     @Inject
     DataSource db;
+
+    /** The tasks a test released are due: taken off the due order, so that they hold no other test's batch back. */
+    @AfterEach
+    void enqueueWhatIsDue() {
+        fixtures.enqueue(List.of());
+    }
 
     @Test
     void aTaskWaitsForEveryDependencyAndTheLastSuccessReleasesIt() {
@@ -154,6 +162,27 @@ class DependenciesTest {
         assertEquals(TaskStatus.PENDING, status(dependent(List.of(failed.taskId()), true)));
     }
 
+    /** A chain of 1,000 tasks, each waiting for the one before: the head's failure cancels every one of them. */
+    @Test
+    void aLongChainIsCancelledWholeByItsHeadsFailure() {
+        Claim head = fixtures.claimed();
+        List<NewTask> chain = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            chain.add(new NewTask("noop", JsonNodeFactory.instance.objectNode(), 3, 1000, null, null, null)
+                    .waitingFor(new NewTask.Dependencies(i == 0 ? List.of(head.taskId()) : List.of(),
+                            i == 0 ? List.of() : List.of(i - 1), false)));
+        }
+        List<UUID> ids = transitions.submitAll(chain).stream()
+                .map(outcome -> ((Submission) outcome).task().id()).toList();
+
+        assertEquals(TaskStatus.DEAD, transitions.fail(head, "broken", true, BASE, CAP).orElseThrow());
+
+        assertEquals(1000, Sql.count(db, "select count(*) from tasks where id = any(?) and status = 'CANCELLED'",
+                (Object) ids.toArray(UUID[]::new)));
+        assertEquals(0, Sql.count(db, "select count(*) from tasks_waiting where task_id = any(?)",
+                (Object) ids.toArray(UUID[]::new)));
+    }
+
     /** Twenty workers end the twenty dependencies of one task at the same moment, five times over. */
     @Test
     void dependenciesEndingAtTheSameMomentReleaseTheirDependentExactlyOnce() throws Exception {
@@ -170,6 +199,7 @@ class DependenciesTest {
             assertEquals(TaskStatus.PENDING, status(dependent), "round " + round);
             assertEquals(List.of("null>WAITING", "WAITING>PENDING"), history(dependent), "round " + round);
             assertEquals(0, Sql.count(db, "select dependencies_left from tasks where id = ?", dependent));
+            assertBookedAsReleased(dependent);
         }
     }
 
@@ -191,6 +221,7 @@ class DependenciesTest {
                 }
             });
             assertEquals(TaskStatus.PENDING, status(dependent.get()), "round " + round);
+            assertBookedAsReleased(dependent.get());
         }
     }
 
@@ -310,6 +341,14 @@ class DependenciesTest {
         }
         Claim claim = transitions.claim(pending, "dependencies-test", TaskFixtures.LEASE).orElseThrow();
         assertTrue(transitions.complete(claim, JsonNodeFactory.instance.objectNode()));
+    }
+
+    /** A released task's side rows: due once, waiting no more, every edge resolved. */
+    private void assertBookedAsReleased(UUID id) {
+        assertEquals(1, Sql.count(db, "select count(*) from tasks_due where task_id = ?", id), "due once");
+        assertEquals(0, Sql.count(db, "select count(*) from tasks_waiting where task_id = ?", id), "waiting no more");
+        assertEquals(0, Sql.count(db, "select count(*) from task_dependencies where task_id = ? and not resolved", id),
+                "every edge resolved");
     }
 
     private Task find(UUID id) {

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Instant;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -218,27 +219,44 @@ public class Submissions {
     }
 
     /**
-     * Locks the rows of every task the submissions not refused yet depend on, in id order, and marks them as depended
-     * on ({@code has_dependents}, which the trigger {@code dependency_ended} reads): until this transaction ends, none
-     * of them can end, and once it has, the end of each one finds the edges this transaction adds (DESIGN.md, "Task
-     * lifecycle", "Dependencies"). Answers each one's owner and status as locked; an id that names no task is absent.
+     * Locks the rows of every task the submissions not refused yet depend on, of their owners only, and marks them as
+     * depended on ({@code has_dependents}, which the trigger {@code dependency_ended} reads): until this transaction
+     * ends, none of them can end, and once it has, the end of each one finds the edges this transaction adds (DESIGN.md,
+     * "Task lifecycle", "Dependencies"). The tasks not WAITING are locked first, then the WAITING ones, each in id order:
+     * the order in which a transaction that ends a task locks rows (the task, then its WAITING dependents), so the two
+     * never wait for each other. Answers each one's owner and status as locked; an id that names no task of the owner
+     * asking is absent.
      */
     private static Map<UUID, Dependency> lockDependencies(Connection connection, List<NewTask> tasks, Submitted[] outcomes)
             throws SQLException {
-        Set<UUID> ids = new HashSet<>();
+        Set<Map.Entry<UUID, String>> wanted = new HashSet<>();
         for (int i = 0; i < tasks.size(); i++) {
             if (outcomes[i] == null) {
-                ids.addAll(tasks.get(i).dependencies().ids());
+                String owner = tasks.get(i).owner();
+                tasks.get(i).dependencies().ids().forEach(id -> wanted.add(new AbstractMap.SimpleEntry<>(id, owner)));
             }
         }
-        if (ids.isEmpty()) {
+        if (wanted.isEmpty()) {
             return Map.of();
         }
         Map<UUID, Dependency> found = new HashMap<>();
-        try (PreparedStatement lock = connection.prepareStatement("with locked as (select id from tasks "
-                + "where id = any(?) order by id for no key update) update tasks set has_dependents = true "
+        lockDependencies(connection, wanted, "t.status <> 'WAITING'", found);
+        wanted.removeIf(pair -> found.containsKey(pair.getKey()));
+        if (!wanted.isEmpty()) {
+            lockDependencies(connection, wanted, "true", found);
+        }
+        return found;
+    }
+
+    private static void lockDependencies(Connection connection, Set<Map.Entry<UUID, String>> wanted, String condition,
+            Map<UUID, Dependency> found) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement("with locked as (select t.id from tasks t "
+                + "join unnest(?::uuid[], ?::text[]) as wanted(id, owner) on t.id = wanted.id "
+                + "and coalesce(t.owner, '') = coalesce(wanted.owner, '') where " + condition + " "
+                + "order by t.id for no key update of t) update tasks set has_dependents = true "
                 + "from locked where tasks.id = locked.id returning tasks.id, tasks.owner, tasks.status")) {
-            lock.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+            lock.setArray(1, connection.createArrayOf("uuid", wanted.stream().map(Map.Entry::getKey).toArray()));
+            lock.setArray(2, connection.createArrayOf("text", wanted.stream().map(Map.Entry::getValue).toArray()));
             try (ResultSet row = lock.executeQuery()) {
                 while (row.next()) {
                     found.put(row.getObject(1, UUID.class),
@@ -246,7 +264,6 @@ public class Submissions {
                 }
             }
         }
-        return found;
     }
 
     /**
