@@ -32,7 +32,8 @@ import io.taskfence.task.transition.TransitionMeters;
 
 /**
  * Client → PENDING, or WAITING for the tasks it depends on: the one writer of new task rows, for single and grouped
- * submissions, batches, and the schedules' occurrences. Idempotency keys are per owner; an owner's quota is exact ({@link Quotas}).
+ * submissions, batches, and the schedules' occurrences. Idempotency keys are per owner; an owner's quota is exact
+ * ({@link Quotas}).
  */
 @ApplicationScoped
 public class Submissions {
