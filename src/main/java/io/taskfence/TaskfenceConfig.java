@@ -43,6 +43,8 @@ public interface TaskfenceConfig {
 
     Retention retention();
 
+    Batches batches();
+
     Retry retry();
 
     Http http();
@@ -190,6 +192,16 @@ public interface TaskfenceConfig {
      * How long finished tasks, their history and {@code dispatch_log} rows are kept (DESIGN.md, "Configuration",
      * "Retention"): a fenced job on one replica deletes them in batches once they are older.
      */
+    interface Batches {
+        /**
+         * How often the batches job folds the items' ends into their batches' counts and releases the then task of
+         * each batch complete (on the replica holding its lock): the most a then task waits after the last item.
+         */
+        @WithDefault("1s")
+        @DurationMin(nanos = 1)
+        Duration interval();
+    }
+
     interface Retention {
         /** How often the retention job runs. */
         @WithDefault("1m")

@@ -8,14 +8,20 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 
 import io.taskfence.api.problem.Problem;
 import io.taskfence.task.Task;
+import io.taskfence.task.batch.BatchView;
 
-/** The answer of {@code POST /api/v1/tasks/batch}: every task of the request, in its order, and the tallies. */
+/**
+ * The answer of {@code POST /api/v1/tasks/batch}: every task of the request, in its order, the tallies, and the batch
+ * the tasks stored joined (with {@code then} or {@code batchId}).
+ */
 @Schema(name = "BatchAnswer")
 public record BatchAnswer(
         @Schema(description = "one per task of the request, in its order") List<Item> items,
         @Schema(description = "tasks stored by this request (status 201)") int created,
         @Schema(description = "tasks whose idempotency key already named the same request (status 200)") int existing,
-        @Schema(description = "tasks refused, nothing stored for them (status 400, 413 or 422)") int refused) {
+        @Schema(description = "tasks refused, nothing stored for them (status 400, 413 or 422)") int refused,
+        @Schema(description = "the batch the tasks stored joined, with then or batchId") @JsonInclude(JsonInclude.Include.NON_NULL)
+        BatchView batch) {
 
     /**
      * What one task came to, with the status a single submission of it would have answered: 201 and the
@@ -30,13 +36,13 @@ public record BatchAnswer(
             @Schema(description = "why the task was refused") Problem problem) {
     }
 
-    static BatchAnswer of(List<Item> items) {
+    static BatchAnswer of(List<Item> items, BatchView batch) {
         int created = 0;
         int existing = 0;
         for (Item item : items) {
             created += item.status() == 201 ? 1 : 0;
             existing += item.status() == 200 ? 1 : 0;
         }
-        return new BatchAnswer(items, created, existing, items.size() - created - existing);
+        return new BatchAnswer(items, created, existing, items.size() - created - existing, batch);
     }
 }

@@ -75,7 +75,27 @@ public final class SubmissionChecks {
      * {@link #newTask}. Violations name the field by its path in the batch, e.g. {@code tasks[3].priority}.
      */
     NewTask newTask(int index, BatchTask item, String owner) {
-        String at = "tasks[" + index + "]";
+        return newTask("tasks[" + index + "]", item, owner);
+    }
+
+    /**
+     * A batch's then task (DESIGN.md, "Batches"): checked as a task of the batch is, at {@code then}; it waits for the
+     * batch alone, and its payload leaves the member {@code batch} to the outcome Taskfence adds.
+     */
+    NewTask thenTask(BatchTask then, String owner) {
+        NewTask task = newTask("then", then, owner);
+        if (then.dependsOn() != null || then.dependsOnItems() != null || then.onDependencyFailure() != null) {
+            throw Problems.about("then", Status.BAD_REQUEST, "a then task waits for its batch's tasks alone: it may "
+                    + "not name dependsOn, dependsOnItems or onDependencyFailure");
+        }
+        if (then.payload().has("batch")) {
+            throw Problems.about("then.payload", Status.BAD_REQUEST, "a then task's payload may not have a member "
+                    + "'batch': Taskfence puts the batch's outcome there when it releases the task");
+        }
+        return task;
+    }
+
+    private NewTask newTask(String at, BatchTask item, String owner) {
         if (item == null) {
             throw new ProblemException(Problem.invalid(List.of(new Problem.Violation(at, "body", NOT_A_TASK))));
         }

@@ -52,12 +52,15 @@ import io.taskfence.task.Task;
 import io.taskfence.task.TaskCancelled;
 import io.taskfence.task.TaskEvent;
 import io.taskfence.task.TaskField;
+import io.taskfence.task.TaskFilter;
 import io.taskfence.task.TaskHistory;
 import io.taskfence.task.TaskPage;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskScope;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TasksBecameDue;
+import io.taskfence.task.batch.Batches;
+import io.taskfence.task.submit.BatchPlan;
 import io.taskfence.task.submit.GroupedSubmissions;
 import io.taskfence.task.submit.UnmetDependency;
 import io.taskfence.task.submit.NewTask;
@@ -68,6 +71,7 @@ import io.taskfence.task.submit.ReusedKey;
 import io.taskfence.task.submit.Submission;
 import io.taskfence.task.submit.Submissions;
 import io.taskfence.task.submit.Submitted;
+import io.taskfence.task.submit.SubmittedBatch;
 import io.taskfence.task.transition.OperatorControls;
 
 /**
@@ -94,11 +98,13 @@ public class TaskResource {
     private final SecurityIdentity identity;
     private final RequestRates rates;
     private final TaskEndWaits ends;
+    private final Batches batchViews;
 
     TaskResource(Submissions batches, GroupedSubmissions submissions, OperatorControls controls, Retries retries,
             TaskQueries queries, SubmissionChecks checks, Event<TasksBecameDue> due, Event<TaskCancelled> cancels, TaskHistory history,
-            SecurityIdentity identity, RequestRates rates, TaskEndWaits ends) {
+            SecurityIdentity identity, RequestRates rates, TaskEndWaits ends, Batches batchViews) {
         this.ends = ends;
+        this.batchViews = batchViews;
         this.batches = batches;
         this.submissions = submissions;
         this.controls = controls;
@@ -163,7 +169,10 @@ public class TaskResource {
             }
         }
         accepted = withItemDependencies(tasks, items, accepted, acceptedAt, uri);
-        List<Submitted> outcomes = batches.submitAll(accepted);
+        BatchPlan plan = batchPlan(body, owner);
+        SubmittedBatch submitted = plan == null ? new SubmittedBatch(batches.submitAll(accepted), null)
+                : batches.submitAll(accepted, plan);
+        List<Submitted> outcomes = submitted.items();
         // One owner, one quota check: either every task was refused by it or none was.
         if (!outcomes.isEmpty() && outcomes.getFirst() instanceof OverQuota refused) {
             throw new OverQuotaException(refused);
@@ -185,7 +194,24 @@ public class TaskResource {
         if (created) {
             due.fire(new TasksBecameDue());
         }
-        return BatchAnswer.of(List.of(items));
+        return BatchAnswer.of(List.of(items), submitted.batchId() == null ? null
+                : batchViews.find(submitted.batchId(), TaskScope.ALL).orElse(null));
+    }
+
+    /** The batch the request's tasks join, if it names one (DESIGN.md, "Batches"); its then task checked. */
+    private BatchPlan batchPlan(BatchRequest body, String owner) {
+        if (body.then() != null && body.batchId() != null) {
+            throw Problems.about("batchId", Status.BAD_REQUEST, "a request makes a new batch (then) or adds to one "
+                    + "(batchId), not both");
+        }
+        if (body.open() != null && body.then() == null && body.batchId() == null) {
+            throw Problems.about("open", Status.BAD_REQUEST, "open keeps a batch open: it needs then or batchId");
+        }
+        boolean open = Boolean.TRUE.equals(body.open());
+        if (body.then() != null) {
+            return new BatchPlan.NewBatch(checks.thenTask(body.then(), owner), open);
+        }
+        return body.batchId() == null ? null : new BatchPlan.AddTo(body.batchId(), open);
     }
 
     /**
@@ -311,7 +337,7 @@ public class TaskResource {
 
     /**
      * Newest first; {@code next} is the {@code after} of the following page. {@code owner} narrows to one key's
-     * tasks; a submit key sees its own whatever it asks for. Payloads and results, up to 64 KiB each, are left out
+     * tasks, {@code batch} to one batch's; a submit key sees its own whatever it asks for. Payloads and results, up to 64 KiB each, are left out
      * unless {@code fields} names them.
      */
     @GET
@@ -324,9 +350,12 @@ public class TaskResource {
             @QueryParam("after") String after,
             @QueryParam("owner") @Pattern(regexp = KeyRules.NAME_PATTERN,
                     message = "must be an API key's name: " + KeyRules.NAME_PATTERN) String owner,
+            @QueryParam("batch") String batch,
             @QueryParam("fields") String fields) {
-        return queries.page(caller().scope(), owner, status == null ? null : status(status), type, limit(limit), after,
-                fields(fields));
+        UUID batchId = batch == null ? null : BatchResource.batchId(batch)
+                .orElseThrow(() -> Problems.invalid("query", "batch", "must be a batch's id (a UUID), not '" + batch + "'"));
+        return queries.page(caller().scope(), new TaskFilter(owner, status == null ? null : status(status), type, batchId),
+                limit(limit), after, fields(fields));
     }
 
     @POST

@@ -13,6 +13,7 @@ final class JobLocks {
     static final String RECOVERY = "recovery";
     static final String RETENTION = "retention";
     static final String SCHEDULES = "schedules";
+    static final String BATCHES = "batches";
 
     private JobLocks() {
     }

@@ -12,7 +12,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /**
  * A task as clients see it (DESIGN.md, "REST API", "Task JSON"); {@code owner} is the submitting key's name,
  * {@code concurrencyKey} its concurrency group's key (null for none), {@code dependsOn} the tasks it waits for (shown by
- * a submission's answer and by a read of the one task; empty, and left out of the JSON, elsewhere). A listing
+ * a submission's answer and by a read of the one task; empty, and left out of the JSON, elsewhere), {@code batchId}
+ * the batch it is an item of (null, left out, for none). A listing
  * leaves {@code payload} and {@code result} null unless asked for them, and its JSON then leaves them out; a task
  * that has no result has {@link com.fasterxml.jackson.databind.node.NullNode} there, shown as null.
  */
@@ -32,11 +33,12 @@ public record Task(
         @JsonInclude(Include.NON_NULL) JsonNode result,
         String owner,
         String concurrencyKey,
-        @JsonInclude(Include.NON_EMPTY) List<UUID> dependsOn) {
+        @JsonInclude(Include.NON_EMPTY) List<UUID> dependsOn,
+        @JsonInclude(Include.NON_NULL) UUID batchId) {
 
     /** This task, showing the tasks it waits for (or waited for). */
     public Task dependingOn(List<UUID> dependencies) {
         return new Task(id, type, payload, status, attempt, maxAttempts, priority, runAt, deadline, createdAt, updatedAt,
-                lastError, result, owner, concurrencyKey, List.copyOf(dependencies));
+                lastError, result, owner, concurrencyKey, List.copyOf(dependencies), batchId);
     }
 }

@@ -60,32 +60,35 @@ public class TaskQueries {
     }
 
     /**
-     * Tasks in {@code scope} newest first, optionally of one owner, status and/or type, after the keyset cursor {@code after}
+     * Tasks in {@code scope} that {@code filter} lets through, newest first, after the keyset cursor {@code after}
      * (from an earlier page's {@code next}). Paging never repeats or skips a task that existed when the
      * first page was read, however many are submitted meanwhile. Of the large fields, only those in
      * {@code fields} are read.
      *
      * @throws InvalidCursorException if {@code after} is not a cursor this service made
      */
-    public TaskPage page(TaskScope scope, String owner, TaskStatus status, String type, int limit, String after,
-            Set<TaskField> fields) {
+    public TaskPage page(TaskScope scope, TaskFilter filter, int limit, String after, Set<TaskField> fields) {
         Cursor cursor = after == null ? null : Cursor.parse(after);
         StringBuilder sql = new StringBuilder("select " + TaskRows.columns(fields) + " from tasks where true");
         List<Object> parameters = new ArrayList<>();
         // Both when both are given: a submit key asking for another key's tasks gets none, not an error.
-        for (String onlyOwner : new String[] { scope.owner(), owner }) {
+        for (String onlyOwner : new String[] { scope.owner(), filter.owner() }) {
             if (onlyOwner != null) {
                 sql.append(" and owner = ?");
                 parameters.add(onlyOwner);
             }
         }
-        if (status != null) {
-            sql.append(" and status = ?").append(fewerThanAll(status));
-            parameters.add(status.name());
+        if (filter.status() != null) {
+            sql.append(" and status = ?").append(fewerThanAll(filter.status()));
+            parameters.add(filter.status().name());
         }
-        if (type != null) {
+        if (filter.type() != null) {
             sql.append(" and type = ?");
-            parameters.add(type);
+            parameters.add(filter.type());
+        }
+        if (filter.batch() != null) {
+            sql.append(" and batch_id = ?");
+            parameters.add(filter.batch());
         }
         if (cursor != null) {
             sql.append(" and (created_at, id) < (?, ?)");

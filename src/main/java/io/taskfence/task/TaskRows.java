@@ -25,7 +25,7 @@ public class TaskRows {
 
     /** The columns {@link #task} reads, for SELECT and RETURNING clauses. */
     public static final String COLUMNS = "id, type, payload, status, attempt, max_attempts, priority, run_at, deadline, "
-            + "created_at, updated_at, last_error, result, owner, concurrency_key";
+            + "created_at, updated_at, last_error, result, owner, concurrency_key, batch_id";
 
     private final ObjectMapper json;
 
@@ -64,7 +64,8 @@ public class TaskRows {
                 fields.contains(TaskField.RESULT) ? orNullNode(parse(row.getString("result"))) : null,
                 row.getString("owner"),
                 row.getString("concurrency_key"),
-                List.of());
+                List.of(),
+                row.getObject("batch_id", UUID.class));
     }
 
     public ObjectNode object(String column, ResultSet row) throws SQLException {

@@ -153,7 +153,7 @@ class StorageTest {
             Set<UUID> listed = new HashSet<>();
             String after = null;
             do {
-                TaskPage page = queries.page(TaskScope.ALL, owner, status, null, 2, after, Set.of());
+                TaskPage page = queries.page(TaskScope.ALL, new TaskFilter(owner, status, null, null), 2, after, Set.of());
                 page.items().forEach(task -> assertTrue(listed.add(task.id()), "listed twice: " + task.id()));
                 after = page.next();
             } while (after != null);

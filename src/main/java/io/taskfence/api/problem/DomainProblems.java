@@ -14,6 +14,7 @@ import io.taskfence.queue.QueueUnavailableException;
 import io.taskfence.remote.ClaimSupersededException;
 import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.InvalidCursorException;
+import io.taskfence.task.submit.BatchRefusedException;
 import io.taskfence.task.submit.IdempotencyKeyReusedException;
 import io.taskfence.task.submit.UnmetDependencyException;
 import io.taskfence.task.submit.OverQuotaException;
@@ -42,6 +43,16 @@ final class DomainProblems {
     @ServerExceptionMapper
     Response unmetDependency(UnmetDependencyException e) {
         return Problem.unprocessable(e.getMessage()).withField("dependsOn").toResponse();
+    }
+
+    /** A batch request naming a batch it cannot join: nothing was stored. */
+    @ServerExceptionMapper
+    Response batchRefused(BatchRefusedException e) {
+        return switch (e.reason()) {
+            case UNKNOWN -> Problem.unprocessable(e.getMessage()).withField("batchId").toResponse();
+            case CLOSED -> Problem.of(Status.CONFLICT.getStatusCode(), "Batch Closed", e.getMessage()).toResponse();
+            case THEN_KEY_REUSED -> Problem.unprocessable(e.getMessage()).withField("then.idempotencyKey").toResponse();
+        };
     }
 
     /** A remote worker's claim no longer holds its task: nothing was written, and the worker should stop. */

@@ -8,6 +8,7 @@ import java.sql.Savepoint;
 import java.time.Instant;
 import java.util.AbstractMap;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -42,12 +43,14 @@ public class Submissions {
     private final TaskRows rows;
     private final TransitionMeters meters;
     private final Quotas quotas;
+    private final BatchMembership batches;
 
     Submissions(TaskDatabase database, TaskRows rows, TransitionMeters meters, Quotas quotas) {
         this.database = database;
         this.rows = rows;
         this.meters = meters;
         this.quotas = quotas;
+        this.batches = new BatchMembership(rows);
     }
 
     /**
@@ -61,7 +64,18 @@ public class Submissions {
      * @return one outcome per task, in the order of {@code tasks}
      */
     public List<Submitted> submitAll(List<NewTask> tasks) {
-        return submit(tasks, true);
+        return submit(tasks, true, null).items();
+    }
+
+    /**
+     * As {@link #submitAll}, the tasks stored joining the batch of {@code plan} (DESIGN.md, "Batches") in the same
+     * transaction: a new one, whose then task counts in the owner's quota, or an open one, which only a request that
+     * adds no task may find closed (it was made before). The tasks share one owner.
+     *
+     * @throws BatchRefusedException if the plan's batch cannot be joined; nothing was stored
+     */
+    public SubmittedBatch submitAll(List<NewTask> tasks, BatchPlan plan) {
+        return submit(tasks, true, plan);
     }
 
     /**
@@ -69,18 +83,30 @@ public class Submissions {
      * held to its owner's quota on its own, in their order, so those that still fit are stored.
      */
     public List<Submitted> submitEach(List<NewTask> tasks) {
-        return submit(tasks, false);
+        return submit(tasks, false, null).items();
     }
 
-    private List<Submitted> submit(List<NewTask> submitted, boolean quotaForAll) {
+    private SubmittedBatch submit(List<NewTask> submitted, boolean quotaForAll, BatchPlan plan) {
         if (submitted.isEmpty()) {
-            return List.of();
+            return new SubmittedBatch(List.of(), null);
         }
         int size = submitted.size();
         Submitted[] outcomes = new Submitted[size];
         List<TransitionMeters.Moved> created = new ArrayList<>();
-        database.inTransaction(connection -> {
-            refuseOverQuota(connection, submitted, quotaForAll, outcomes);
+        UUID batch = database.inTransaction(connection -> {
+            List<NewTask> counted = new ArrayList<>(submitted);
+            if (plan instanceof BatchPlan.NewBatch made) {
+                counted.add(made.then());
+            }
+            Submitted[] quota = new Submitted[counted.size()];
+            refuseOverQuota(connection, counted, quotaForAll, quota);
+            System.arraycopy(quota, 0, outcomes, 0, size);
+            if (plan != null && Arrays.stream(quota).anyMatch(OverQuota.class::isInstance)) {
+                return null; // the batch's one owner is over its quota: nothing is stored
+            }
+            BatchMembership.Joined joined = plan == null ? null
+                    : batches.join(connection, plan, submitted.getFirst().owner());
+            UUID batchId = joined == null ? null : joined.id();
             boolean anyItems = submitted.stream().anyMatch(task -> !task.dependencies().items().isEmpty());
             // Items found to be tasks made already (their idempotency key's), waited for by their ids from then on.
             Map<Integer, UUID> existing = new HashMap<>();
@@ -89,7 +115,7 @@ public class Submissions {
                 Savepoint beforeThisTry = anyItems ? connection.setSavepoint() : null;
                 List<NewTask> tasks = existing.isEmpty() ? submitted : submitted.stream()
                         .map(task -> task.waitingFor(task.dependencies().withIds(existing))).toList();
-                List<Integer> storedNow = insertEach(connection, tasks, outcomes, created);
+                List<Integer> storedNow = insertEach(connection, tasks, outcomes, created, batchId);
                 // An item another item waits for was not inserted (its key had made a task already, or names another
                 // request): again, without it, so that its dependents wait for the task it names, or are refused.
                 Set<Integer> missed = new HashSet<>();
@@ -98,7 +124,10 @@ public class Submissions {
                             .forEach(missed::add);
                 }
                 if (missed.isEmpty()) {
-                    return null;
+                    if (joined != null) {
+                        batches.added(connection, joined, storedNow.size(), plan.open());
+                    }
+                    return batchId;
                 }
                 connection.rollback(beforeThisTry);
                 for (int item : missed) {
@@ -113,7 +142,7 @@ public class Submissions {
         });
         // Committed: database.inTransaction() returns only after the commit.
         meters.moved(created);
-        return List.of(outcomes);
+        return new SubmittedBatch(List.of(outcomes), batch);
     }
 
     /**
@@ -123,7 +152,7 @@ public class Submissions {
      * @return the places of the tasks inserted
      */
     private List<Integer> insertEach(Connection connection, List<NewTask> tasks, Submitted[] outcomes,
-            List<TransitionMeters.Moved> created) throws SQLException {
+            List<TransitionMeters.Moved> created, UUID batch) throws SQLException {
         int size = tasks.size();
         Map<UUID, Dependency> dependencies = lockDependencies(connection, tasks, outcomes);
         refuseUnmetDependencies(tasks, dependencies, outcomes);
@@ -150,7 +179,7 @@ public class Submissions {
         List<Task> inserted = insert(connection, stored.stream().map(i -> ids[i]).toArray(UUID[]::new), storing,
                 stored.stream().map(i -> payloads[i]).toList(),
                 storing.stream().map(task -> unended(task, dependencies)).toList(),
-                stored.stream().map(waitedFor::contains).toList());
+                stored.stream().map(waitedFor::contains).toList(), batch);
         List<Integer> storedNow = new ArrayList<>();
         for (Task task : inserted) {
             int i = byId.get(task.id());
@@ -406,7 +435,7 @@ public class Submissions {
         Map<JsonNode, String> written = new IdentityHashMap<>();
         List<Task> made = within.isEmpty() ? List.of() : insert(connection, ids, within,
                 within.stream().map(task -> written.computeIfAbsent(task.payload(), rows::write)).toList(),
-                within.stream().map(task -> 0).toList(), within.stream().map(task -> false).toList());
+                within.stream().map(task -> 0).toList(), within.stream().map(task -> false).toList(), null);
         return new OccurrenceTasks(made, List.copyOf(overQuota), quota);
     }
 
@@ -430,11 +459,12 @@ public class Submissions {
     /**
      * One multi-row insert of {@code tasks} with the given ids and written payloads; a task whose (owner, key) is
      * taken is left out. A task with dependencies not ended yet ({@code unended}, one count per task) is WAITING for
-     * them, any other PENDING; one that another of them waits for ({@code dependedOn}) is marked so. Rows go in in (owner, key) order, so that two inserts sharing keys wait for each other
-     * instead of deadlocking.
+     * them, any other PENDING; one that another of them waits for ({@code dependedOn}) is marked so; all are items of
+     * {@code batch} (null: of none). Rows go in in (owner, key) order, so that two inserts sharing keys wait for each
+     * other instead of deadlocking.
      */
     private List<Task> insert(Connection connection, UUID[] ids, List<NewTask> tasks, List<String> payloads,
-            List<Integer> unended, List<Boolean> dependedOn) throws SQLException {
+            List<Integer> unended, List<Boolean> dependedOn, UUID batch) throws SQLException {
         // A group's place (key_order) is drawn in the items' order, before they are sorted for the insert.
         try (PreparedStatement insert = connection.prepareStatement("with item as materialized (select item.*, "
                 + "case when concurrency_key is not null then nextval('tasks_key_order') end as key_order "
@@ -443,10 +473,12 @@ public class Submissions {
                 + "type, payload, max_attempts, priority, run_at, deadline, key, owner, concurrency_key, trace_parent, "
                 + "unended, on_dependency_failure, depended_on, ord)) "
                 + "insert into tasks (id, type, payload, max_attempts, priority, run_at, deadline, idempotency_key, owner, "
-                + "concurrency_key, key_order, trace_parent, status, dependencies_left, on_dependency_failure, has_dependents) "
+                + "concurrency_key, key_order, trace_parent, status, dependencies_left, on_dependency_failure, has_dependents, "
+                + "batch_id) "
                 + "select id, type, payload::jsonb, max_attempts, priority, coalesce(run_at, now()), deadline, key, owner, "
                 + "concurrency_key, key_order, trace_parent, case when unended > 0 then 'WAITING' else 'PENDING' end, "
-                + "nullif(unended, 0), case when unended > 0 then on_dependency_failure end, nullif(depended_on, false) from item "
+                + "nullif(unended, 0), case when unended > 0 then on_dependency_failure end, nullif(depended_on, false), "
+                + "?::uuid from item "
                 + "order by coalesce(owner, ''), key, ord "
                 + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
                 + "returning " + TaskRows.COLUMNS)) {
@@ -469,6 +501,7 @@ public class Submissions {
             insert.setArray(13, connection.createArrayOf("text", tasks.stream()
                     .map(task -> task.dependencies().runIfOneFails() ? "run" : "cancel").toArray()));
             insert.setArray(14, connection.createArrayOf("bool", dependedOn.toArray()));
+            insert.setObject(15, batch);
             return rows.tasks(insert);
         }
     }

@@ -1,0 +1,143 @@
+package io.taskfence.task.submit;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.UUID;
+
+import io.taskfence.task.TaskRows;
+
+/**
+ * The batch row a batch submission writes, in its transaction (DESIGN.md, "Batches"): made with its then task, or
+ * locked while the submission adds its tasks, so that a batch cannot be closed while tasks join it, nor joined once
+ * closed.
+ */
+final class BatchMembership {
+
+    private final TaskRows rows;
+
+    BatchMembership(TaskRows rows) {
+        this.rows = rows;
+    }
+
+    /** A batch as locked by {@link #join}: whether it is open. */
+    record Joined(UUID id, boolean open) {
+    }
+
+    /**
+     * The batch of {@code plan}, its row locked: a new one (its then task WAITING), the one the then task's
+     * idempotency key made already, or the open one the plan names.
+     *
+     * @throws BatchRefusedException if the plan names no batch of {@code owner}, or the then task's key made a task
+     *         that is not a batch's then task
+     */
+    Joined join(Connection connection, BatchPlan plan, String owner) throws SQLException {
+        return switch (plan) {
+            case BatchPlan.AddTo add -> locked(connection, add.id(), owner)
+                    .orElseThrow(() -> BatchRefusedException.unknown(add.id(), owner));
+            case BatchPlan.NewBatch made -> {
+                if (made.then().idempotencyKey() != null) {
+                    Optional<Joined> earlier = lockedByThenKey(connection, made.then());
+                    if (earlier.isPresent()) {
+                        yield earlier.get();
+                    }
+                }
+                UUID id = UUID.randomUUID();
+                if (insertThen(connection, made.then(), id)) {
+                    yield new Joined(id, true);
+                }
+                // A concurrent submission with the same key inserted it first, and has committed since.
+                yield lockedByThenKey(connection, made.then()).orElseThrow();
+            }
+        };
+    }
+
+    /** {@code added} tasks joined the batch; it stays open only if the plan says so. */
+    void added(Connection connection, Joined batch, int added, boolean open) throws SQLException {
+        if (!batch.open()) {
+            if (added > 0) {
+                throw BatchRefusedException.closed(batch.id());
+            }
+            return; // the request was made before, and its tasks joined then
+        }
+        try (PreparedStatement update = connection.prepareStatement("update batches set items = items + ?, open = ?, "
+                + "closed_at = case when ? then null else now() end where id = ?")) {
+            update.setInt(1, added);
+            update.setBoolean(2, open);
+            update.setBoolean(3, open);
+            update.setObject(4, batch.id());
+            update.executeUpdate();
+        }
+    }
+
+    private static Optional<Joined> locked(Connection connection, UUID id, String owner) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement("select id, open from batches "
+                + "where id = ? and coalesce(owner, '') = coalesce(?, '') for no key update")) {
+            lock.setObject(1, id);
+            lock.setString(2, owner);
+            return joined(lock);
+        }
+    }
+
+    private Optional<Joined> lockedByThenKey(Connection connection, NewTask then) throws SQLException {
+        UUID task;
+        UUID batch;
+        try (PreparedStatement select = connection.prepareStatement("select t.id, (select b.id from batches b "
+                + "where b.then_task_id = t.id) from tasks t where t.idempotency_key = ? "
+                + "and coalesce(t.owner, '') = coalesce(?, '')")) {
+            select.setString(1, then.idempotencyKey());
+            select.setString(2, then.owner());
+            try (ResultSet row = select.executeQuery()) {
+                if (!row.next()) {
+                    return Optional.empty();
+                }
+                task = row.getObject(1, UUID.class);
+                batch = row.getObject(2, UUID.class);
+            }
+        }
+        if (batch == null) {
+            throw new BatchRefusedException(BatchRefusedException.Reason.THEN_KEY_REUSED,
+                    new ReusedKey(then.idempotencyKey(), task).detail("then.idempotencyKey"));
+        }
+        return locked(connection, batch, then.owner());
+    }
+
+    private static Optional<Joined> joined(PreparedStatement select) throws SQLException {
+        try (ResultSet row = select.executeQuery()) {
+            return row.next() ? Optional.of(new Joined(row.getObject(1, UUID.class), row.getBoolean(2)))
+                    : Optional.empty();
+        }
+    }
+
+    /**
+     * The then task, WAITING for the batch (with the policy of a task that runs whatever its dependencies came to),
+     * and the batch's row, open until {@link #added} says otherwise.
+     *
+     * @return false if its idempotency key had made a task already: nothing was inserted
+     */
+    private boolean insertThen(Connection connection, NewTask then, UUID batch) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("with made as (insert into tasks (id, type, payload, "
+                + "max_attempts, priority, run_at, deadline, idempotency_key, owner, concurrency_key, key_order, "
+                + "trace_parent, status, on_dependency_failure) values (gen_random_uuid(), ?, ?::jsonb, ?, ?, "
+                + "coalesce(?::timestamptz, now()), ?::timestamptz, ?, ?, ?, case when ?::text is not null then "
+                + "nextval('tasks_key_order') end, ?, 'WAITING', 'run') on conflict (coalesce(owner, ''), idempotency_key) "
+                + "where idempotency_key is not null do nothing returning id, owner) "
+                + "insert into batches (id, owner, then_task_id, open) select ?, owner, id, true from made")) {
+            insert.setString(1, then.type());
+            insert.setString(2, rows.write(then.payload()));
+            insert.setInt(3, then.maxAttempts());
+            insert.setInt(4, then.priority());
+            insert.setString(5, then.runAt() == null ? null : then.runAt().toString());
+            insert.setString(6, then.deadline() == null ? null : then.deadline().toString());
+            insert.setString(7, then.idempotencyKey());
+            insert.setString(8, then.owner());
+            insert.setString(9, then.concurrencyKey());
+            insert.setString(10, then.concurrencyKey());
+            insert.setString(11, then.traceParent());
+            insert.setObject(12, batch);
+            return insert.executeUpdate() == 1;
+        }
+    }
+}
