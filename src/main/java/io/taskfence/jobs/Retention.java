@@ -17,11 +17,12 @@ import io.taskfence.lock.FencedLease;
 import io.taskfence.store.FenceToken;
 import io.taskfence.task.FinishedTasks;
 import io.taskfence.task.TaskStatus;
+import io.taskfence.task.batch.BatchCompletions;
 
 /**
  * Keeps the task table and its indexes bounded, on one replica at a time (DESIGN.md, "Configuration", "Retention"):
  * finished tasks and their history are deleted once older than their status's age, then {@code dispatch_log}
- * rows older than theirs, a batch per fenced statement, until none is left or the run has taken an interval
+ * rows older than theirs and batches completed longer ago than the SUCCEEDED age, a batch per fenced statement, until none is left or the run has taken an interval
  * (the next run carries on). Counted in {@code taskfence.retention.deleted} (tag {@code status}) and
  * {@code taskfence.retention.dispatch.log.deleted}.
  */
@@ -32,6 +33,7 @@ class Retention {
 
     private final FencedJobs jobs;
     private final FinishedTasks finished;
+    private final BatchCompletions batches;
     private final Map<TaskStatus, Duration> ages = new EnumMap<>(TaskStatus.class);
     private final Duration dispatchLogAge;
     private final int batchSize;
@@ -39,9 +41,11 @@ class Retention {
     private final Map<TaskStatus, Counter> deleted = new EnumMap<>(TaskStatus.class);
     private final Counter dispatchLogDeleted;
 
-    Retention(FencedJobs jobs, FinishedTasks finished, TaskfenceConfig config, MeterRegistry registry) {
+    Retention(FencedJobs jobs, FinishedTasks finished, BatchCompletions batches, TaskfenceConfig config,
+            MeterRegistry registry) {
         this.jobs = jobs;
         this.finished = finished;
+        this.batches = batches;
         TaskfenceConfig.Retention retention = config.retention();
         ages.put(TaskStatus.SUCCEEDED, retention.succeeded());
         ages.put(TaskStatus.DEAD, retention.dead());
@@ -73,10 +77,12 @@ class Retention {
         long stopAt = System.nanoTime() + budget.toNanos();
         Map<TaskStatus, Integer> counts = new EnumMap<>(TaskStatus.class);
         int logRows = 0;
+        int batchRows = 0;
         // A batch of each kind in turn, so that a large backlog of one does not hold up the others' deletes.
         Map<TaskStatus, FinishedTasks.Position> moreTasks = new EnumMap<>(TaskStatus.class);
         ages.keySet().forEach(status -> moreTasks.put(status, FinishedTasks.Position.START));
         boolean moreLog = true;
+        boolean moreBatches = true;
         do {
             for (TaskStatus status : List.copyOf(moreTasks.keySet())) {
                 FinishedTasks.Deleted batch = finished.deleteOlderThan(fence, status, ages.get(status),
@@ -91,9 +97,15 @@ class Retention {
                 logRows += batch;
                 moreLog = batch == batchSize;
             }
-        } while ((moreLog || !moreTasks.isEmpty()) && carryOn(held, stopAt));
-        if (counts.values().stream().anyMatch(count -> count > 0) || logRows > 0) {
-            LOG.infof("retention: deleted finished tasks %s and %d dispatch_log rows", counts, logRows);
+            if (moreBatches) {
+                int batch = batches.deleteCompletedBefore(fence, ages.get(TaskStatus.SUCCEEDED), batchSize);
+                batchRows += batch;
+                moreBatches = batch == batchSize;
+            }
+        } while ((moreLog || moreBatches || !moreTasks.isEmpty()) && carryOn(held, stopAt));
+        if (counts.values().stream().anyMatch(count -> count > 0) || logRows > 0 || batchRows > 0) {
+            LOG.infof("retention: deleted finished tasks %s, %d dispatch_log rows and %d completed batches", counts,
+                    logRows, batchRows);
         }
     }
 

@@ -33,7 +33,7 @@ import io.taskfence.testing.TestServers;
 
 /**
  * Retention (DESIGN.md, "Configuration"): the fenced job deletes the finished tasks older than their status's age, with
- * their history, and old {@code dispatch_log} rows, a batch at a time until none is left; it leaves unfinished
+ * their history, old {@code dispatch_log} rows and long completed batches, a batch at a time until none is left; it leaves unfinished
  * and younger ones, and a stale token deletes nothing. Ages of hours stand in for days: tasks are backdated.
  */
 @QuarkusTest
@@ -91,6 +91,11 @@ class RetentionTest {
         UUID pendingOld = backdated(fixtures.pending().id(), Duration.ofDays(40));
         long oldLog = dispatchLogRow(Duration.ofMinutes(61));
         long youngLog = dispatchLogRow(Duration.ofMinutes(59));
+        UUID batchOld = completedBatch(Duration.ofMinutes(61));
+        UUID batchYoung = completedBatch(Duration.ofMinutes(59));
+        UUID batchOpen = UUID.randomUUID();
+        Sql.run(db, "insert into batches (id, then_task_id, open, created_at) values (?, gen_random_uuid(), true, "
+                + "now() - interval '40 days')", batchOpen);
         double succeededBefore = deleted(TaskStatus.SUCCEEDED);
 
         retention.run();
@@ -106,7 +111,19 @@ class RetentionTest {
         }
         assertEquals(0, Sql.count(db, "select count(*) from dispatch_log where id = ?", oldLog));
         assertEquals(1, Sql.count(db, "select count(*) from dispatch_log where id = ?", youngLog));
+        assertEquals(0, Sql.count(db, "select count(*) from batches where id = ?", batchOld),
+                "a batch completed longer ago than the SUCCEEDED age goes");
+        assertEquals(2, Sql.count(db, "select count(*) from batches where id in (?, ?)", batchYoung, batchOpen));
         assertTrue(deleted(TaskStatus.SUCCEEDED) >= succeededBefore + 1, "the deletion was not counted");
+    }
+
+    /** A batch row completed {@code age} ago. */
+    private UUID completedBatch(Duration age) {
+        UUID id = UUID.randomUUID();
+        Sql.run(db, "insert into batches (id, then_task_id, open, created_at, closed_at, completed_at) values "
+                + "(?, gen_random_uuid(), false, now() - interval '40 days', now() - interval '40 days', "
+                + "now() - ? * interval '1 millisecond')", id, age.toMillis());
+        return id;
     }
 
     @Test

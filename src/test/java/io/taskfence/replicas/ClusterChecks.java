@@ -163,6 +163,19 @@ final class ClusterChecks {
         }
     }
 
+    /** The first column of the first row, as text. */
+    static String text(ReplicaCluster cluster, String sql, Object... parameters) throws SQLException {
+        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                query.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet row = query.executeQuery()) {
+                row.next();
+                return row.getString(1);
+            }
+        }
+    }
+
     /** A Prometheus sample of the replica's {@code /q/metrics}, 0 if it has not been recorded. */
     static double metric(ReplicaCluster cluster, PackagedService replica, String sample) throws Exception {
         for (String line : cluster.get(replica, "/q/metrics").body().split("\n")) {

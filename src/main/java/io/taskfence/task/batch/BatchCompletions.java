@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -93,6 +94,24 @@ public class BatchCompletions {
         });
         meters.moved(released);
         return run;
+    }
+
+    /**
+     * Retention's delete of batches completed longer ago than {@code age}, at most {@code limit} of them, in one fenced
+     * statement. Their tasks are retention's as any other's.
+     *
+     * @return how many were deleted
+     */
+    public int deleteCompletedBefore(FenceToken fence, Duration age, int limit) {
+        return database.fenced(fence, connection -> {
+            try (PreparedStatement delete = connection.prepareStatement("delete from batches where id = any(array("
+                    + "select id from batches where completed_at < now() - ? * interval '1 millisecond' "
+                    + "order by completed_at limit ?))")) {
+                delete.setLong(1, age.toMillis());
+                delete.setInt(2, limit);
+                return delete.executeUpdate();
+            }
+        });
     }
 
     private static int fold(Connection connection, int limit) throws SQLException {
