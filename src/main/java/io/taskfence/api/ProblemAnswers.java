@@ -46,8 +46,14 @@ public final class ProblemAnswers implements OASFilter {
                             + "for another request",
                     "429", "the key's request rate is spent (Retry-After), or its quota of unfinished tasks is")),
             Map.entry("submitTasks", Map.of(
+                    "409", "batchId names a closed batch; nothing was stored",
+                    "422", "batchId names no batch of this key, or the then task's idempotencyKey made another task; "
+                            + "nothing was stored",
                     "429", "the key's request rate is spent (Retry-After), or the tasks to store would take it past "
                             + "its quota; nothing was stored")),
+            Map.entry("listBatches", Map.of("400", "limit is not a whole number from 1 to 100; `violations` name it")),
+            Map.entry("getBatch", Map.of("404", "no such batch, or another key's")),
+            Map.entry("closeBatch", Map.of("404", "no such batch, or another key's")),
             Map.entry("getTask", Map.of(
                     "400", "wait is not a duration of at most 60s; `violations` name it",
                     "404", "no such task, or another key's")),

@@ -1,10 +1,11 @@
-// The dashboard's router: #/overview, #/tasks?filters, #/task/<id>, #/controls; the sign-in page whenever no key is
-// kept. Each page module exports render(main, parameters) and may answer a function that stops it (timers).
+// The dashboard's router: #/overview, #/tasks?filters, #/task/<id>, #/batches, #/batch/<id>, #/controls; the sign-in
+// page whenever no key is kept. Each page module exports render(main, parameters) and may answer a function that stops it (timers).
 import { ApiError, get, session, whenUnauthorized } from './api.js';
 import { fill, h, message } from './dom.js';
 import * as overview from './overview.js';
 import * as tasks from './tasks.js';
 import * as task from './task.js';
+import * as batches from './batches.js';
 import * as controls from './controls.js';
 
 const main = document.getElementById('main');
@@ -21,7 +22,10 @@ function route() {
   if (parts[0] === 'task' && parts[1]) {
     return { page: task, name: 'tasks', parameters, id: decoded(parts[1]) };
   }
-  const pages = { overview, tasks, controls };
+  if (parts[0] === 'batch' && parts[1]) {
+    return { page: batches, name: 'batches', parameters, id: decoded(parts[1]) };
+  }
+  const pages = { overview, tasks, controls, batches: { render: batches.renderList } };
   const name = pages[parts[0]] ? parts[0] : 'overview';
   return { page: pages[name], name, parameters };
 }

@@ -1,4 +1,4 @@
-// Tasks: GET /api/v1/tasks with the filters in the page's address (#/tasks?status=&type=&owner=&limit=&after=),
+// Tasks: GET /api/v1/tasks with the filters in the page's address (#/tasks?status=&type=&owner=&batch=&limit=&after=),
 // newest first, a page at a time through the listing's `next` cursor. The listing carries no payload or result.
 import { get, query, session } from './api.js';
 import { STATUSES, fill, h, message, time } from './dom.js';
@@ -12,6 +12,7 @@ export function render(main, parameters) {
     status: parameters.get('status') || '',
     type: parameters.get('type') || '',
     owner: session.isAdmin() ? parameters.get('owner') || '' : '',
+    batch: parameters.get('batch') || '',
     limit: PAGE_SIZES.includes(parameters.get('limit')) ? parameters.get('limit') : '20',
   };
   const after = parameters.get('after') || '';
@@ -24,7 +25,7 @@ export function render(main, parameters) {
     event.preventDefault();
     const data = new FormData(form);
     location.hash = `#/tasks${query({ status: data.get('status'), type: data.get('type').trim(),
-      owner: (data.get('owner') || '').trim(), limit: data.get('limit') })}`;
+      owner: (data.get('owner') || '').trim(), batch: data.get('batch').trim(), limit: data.get('limit') })}`;
   } },
   field('filter-status', 'Status', h('select', { id: 'filter-status', name: 'status' },
     h('option', { value: '' }, 'any'),
@@ -33,6 +34,8 @@ export function render(main, parameters) {
     autocomplete: 'off', spellcheck: 'false' })),
   session.isAdmin() ? field('filter-owner', 'Key name (owner)', h('input', { id: 'filter-owner', name: 'owner',
     value: filters.owner, placeholder: 'any', autocomplete: 'off', spellcheck: 'false' })) : null,
+  field('filter-batch', 'Batch', h('input', { id: 'filter-batch', name: 'batch', value: filters.batch, placeholder: 'any',
+    autocomplete: 'off', spellcheck: 'false' })),
   field('filter-limit', 'Per page', h('select', { id: 'filter-limit', name: 'limit' },
     PAGE_SIZES.map((size) => h('option', { value: size, selected: size === filters.limit }, size)))),
   h('div', { class: 'field' }, h('button', { type: 'submit', id: 'apply-filters' }, 'Filter')));

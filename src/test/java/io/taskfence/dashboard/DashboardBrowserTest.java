@@ -272,6 +272,41 @@ class DashboardBrowserTest {
         return types.stream().anyMatch(state -> type.equals(state.get("type")) && Boolean.TRUE.equals(state.get("paused")));
     }
 
+    /** A tenant follows its batch as its tasks end, closes it, and sees it complete, its then task released. */
+    @Test
+    void aSubmitKeyFollowsABatchsProgressClosesItAndSeesItComplete() {
+        String batch = as(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                .body("{\"tasks\":[{\"type\":\"sleep\",\"payload\":{\"ms\":50}},{\"type\":\"sleep\",\"payload\":{\"ms\":100}},"
+                        + "{\"type\":\"flaky\",\"payload\":{\"failTimes\":5},\"maxAttempts\":1}],"
+                        + "\"then\":{\"type\":\"noop\",\"payload\":{}},\"open\":true}")
+                .post("/api/v1/tasks/batch").then().statusCode(200).extract().path("batch.id");
+
+        signIn(ApiKeysForTests.SUBMIT_KEY);
+        browser.findElement(By.linkText("Batches")).click();
+        WebElement row = wait.until(ExpectedConditions.presenceOfElementLocated(
+                By.cssSelector("#batches tr[data-id='" + batch + "']")));
+        assertEquals("OPEN", row.getAttribute("data-status"));
+        row.findElement(By.cssSelector("a.batch-link")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("batch-status"), "OPEN"));
+        // Refreshed as its tasks end: all three, one of them DEAD, while the open batch's then task still waits.
+        wait.withMessage(() -> "the progress to reach 3 of 3, it shows " + text("batch-progress"))
+                .until(ignored -> text("batch-progress").startsWith("3 of 3 ended"));
+        wait.withMessage(() -> null);
+        assertEquals("1", text("batch-dead"));
+        assertEquals("WAITING", text("batch-then-status"));
+        chromium.screenshot("batch-open");
+
+        browser.findElement(By.id("close-batch")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("batch-outcome"), "Closed"));
+        wait.until(ExpectedConditions.textToBe(By.id("batch-status"), "COMPLETE"));
+        assertTrue(browser.findElements(By.id("close-batch")).isEmpty(), "a closed batch offers no close");
+        chromium.screenshot("batch");
+
+        browser.findElement(By.id("batch-dead")).findElement(By.tagName("a")).click();
+        wait.until(ignored -> listedIds().size() == 1);
+        assertEquals("DEAD", browser.findElement(By.cssSelector("#tasks tbody tr")).getAttribute("data-status"));
+    }
+
     // ---- helpers
 
     private void signIn(String key) {
