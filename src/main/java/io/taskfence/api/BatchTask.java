@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -64,6 +65,11 @@ public record BatchTask(
                 + "task too, 'run' runs it once all of them have ended", enumeration = { "cancel", "run" })
         String onDependencyFailure,
 
+        @Valid
+        @Schema(description = "where Taskfence POSTs the task's view each time it ends (SUCCEEDED, DEAD or CANCELLED), "
+                + "through a task of the built-in type callback")
+        CallbackRequest callback,
+
         @Size(max = NewTask.Dependencies.MAX, message = "must name at most " + NewTask.Dependencies.MAX + " items")
         @Schema(description = "places (from 0) of other tasks of this request to wait for, as dependsOn does; one "
                 + "that is refused refuses this one too, and a cycle is refused")
@@ -77,6 +83,6 @@ public record BatchTask(
     /** The task as a single submission's body. */
     SubmitRequest task() {
         return new SubmitRequest(type, payload, maxAttempts, runAt, priority, deadline, concurrencyKey, dependsOn,
-                onDependencyFailure);
+                onDependencyFailure, callback);
     }
 }

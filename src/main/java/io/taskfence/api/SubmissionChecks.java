@@ -14,6 +14,7 @@ import jakarta.validation.Validator;
 import jakarta.ws.rs.core.Response.Status;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.TaskfenceConfig;
@@ -134,7 +135,24 @@ public final class SubmissionChecks {
                 priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner).inGroup(body.concurrencyKey())
                 .tracedBy(traces.current())
                 .waitingFor(body.dependsOn() == null ? NewTask.Dependencies.NONE
-                        : new NewTask.Dependencies(body.dependsOn(), "run".equals(body.onDependencyFailure())));
+                        : new NewTask.Dependencies(body.dependsOn(), "run".equals(body.onDependencyFailure())))
+                .callingBack(callback(body.callback(), owner));
+    }
+
+    /** A callback whose URL the {@code callback} handler can call for {@code owner}: the {@code http} handler's rules. */
+    private NewTask.Callback callback(CallbackRequest callback, String owner) {
+        if (callback == null) {
+            return null;
+        }
+        List<String> problems = handlers.forType("callback").orElseThrow().payloadProblems(
+                JsonNodeFactory.instance.objectNode().put("url", callback.url()).set("task",
+                        JsonNodeFactory.instance.objectNode()), owner);
+        if (!problems.isEmpty()) {
+            throw Problems.unprocessable("callback.url", "callback: " + String.join("; ", problems)
+                    .replace("payload.url", "callback.url"));
+        }
+        return new NewTask.Callback(callback.url(),
+                Optional.ofNullable(callback.maxAttempts()).orElse(config.retry().maxAttempts()));
     }
 
     /** A priority within {@code owner}'s {@code max-priority}, for a submission and a schedule alike. */

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -56,7 +57,12 @@ public record SubmitRequest(
         @Pattern(regexp = "cancel|run", message = "must be 'cancel' or 'run'")
         @Schema(description = "when a task it depends on ends DEAD or CANCELLED: 'cancel' (the default) cancels this "
                 + "task too, 'run' runs it once all of them have ended", enumeration = { "cancel", "run" })
-        String onDependencyFailure) {
+        String onDependencyFailure,
+
+        @Valid
+        @Schema(description = "where Taskfence POSTs the task's view each time it ends (SUCCEEDED, DEAD or CANCELLED), "
+                + "through a task of the built-in type callback")
+        CallbackRequest callback) {
 
     static final String TYPE = "[a-z0-9][a-z0-9._-]{0,63}";
     static final String TYPE_RULE = "must match " + TYPE;

@@ -13,7 +13,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * A task as clients see it (DESIGN.md, "REST API", "Task JSON"); {@code owner} is the submitting key's name,
  * {@code concurrencyKey} its concurrency group's key (null for none), {@code dependsOn} the tasks it waits for (shown by
  * a submission's answer and by a read of the one task; empty, and left out of the JSON, elsewhere), {@code batchId}
- * the batch it is an item of (null, left out, for none). A listing
+ * the batch it is an item of, {@code callback} where its ends are told ({@code {"url", "maxAttempts"}}; both null,
+ * left out, for none). A listing
  * leaves {@code payload} and {@code result} null unless asked for them, and its JSON then leaves them out; a task
  * that has no result has {@link com.fasterxml.jackson.databind.node.NullNode} there, shown as null.
  */
@@ -34,11 +35,12 @@ public record Task(
         String owner,
         String concurrencyKey,
         @JsonInclude(Include.NON_EMPTY) List<UUID> dependsOn,
-        @JsonInclude(Include.NON_NULL) UUID batchId) {
+        @JsonInclude(Include.NON_NULL) UUID batchId,
+        @JsonInclude(Include.NON_NULL) ObjectNode callback) {
 
     /** This task, showing the tasks it waits for (or waited for). */
     public Task dependingOn(List<UUID> dependencies) {
         return new Task(id, type, payload, status, attempt, maxAttempts, priority, runAt, deadline, createdAt, updatedAt,
-                lastError, result, owner, concurrencyKey, List.copyOf(dependencies), batchId);
+                lastError, result, owner, concurrencyKey, List.copyOf(dependencies), batchId, callback);
     }
 }

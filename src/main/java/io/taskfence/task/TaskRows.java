@@ -25,7 +25,7 @@ public class TaskRows {
 
     /** The columns {@link #task} reads, for SELECT and RETURNING clauses. */
     public static final String COLUMNS = "id, type, payload, status, attempt, max_attempts, priority, run_at, deadline, "
-            + "created_at, updated_at, last_error, result, owner, concurrency_key, batch_id";
+            + "created_at, updated_at, last_error, result, owner, concurrency_key, batch_id, callback";
 
     private final ObjectMapper json;
 
@@ -65,7 +65,8 @@ public class TaskRows {
                 row.getString("owner"),
                 row.getString("concurrency_key"),
                 List.of(),
-                row.getObject("batch_id", UUID.class));
+                row.getObject("batch_id", UUID.class),
+                (ObjectNode) parse(row.getString("callback")));
     }
 
     public ObjectNode object(String column, ResultSet row) throws SQLException {

@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -34,7 +33,6 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.taskfence.client.ClaimedTask;
@@ -45,7 +43,6 @@ import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
-import io.taskfence.worker.RunningTasksProfile;
 
 /**
  * A task's spans form one trace with the request that submitted it (DESIGN.md, "Tracing"), read from the SDK's
@@ -55,26 +52,8 @@ import io.taskfence.worker.RunningTasksProfile;
  */
 @QuarkusTest
 @TestServers
-@TestProfile(TracingTest.Traced.class)
+@TestProfile(TracedProfile.class)
 class TracingTest {
-
-    /** Tasks run here and by remote workers, traced, the {@code http} handler calling the {@link LocalHookServer}. */
-    public static final class Traced implements QuarkusTestProfile {
-
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            Map<String, String> config = new HashMap<>(new RunningTasksProfile().getConfigOverrides());
-            config.put("quarkus.otel.sdk.disabled", "false");
-            config.put("quarkus.otel.bsp.schedule.delay", "50ms");
-            config.put("taskfence.http.allowed-hosts", "http://127.0.0.1:${" + LocalHookServer.PORT + "}");
-            return config;
-        }
-
-        @Override
-        public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(LocalHookServer.class));
-        }
-    }
 
     private static final Duration WAIT = Duration.ofSeconds(30);
     /** The traceparent header each request to the hook server carried, by path. */

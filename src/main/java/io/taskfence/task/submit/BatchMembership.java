@@ -120,9 +120,9 @@ final class BatchMembership {
     private boolean insertThen(Connection connection, NewTask then, UUID batch) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("with made as (insert into tasks (id, type, payload, "
                 + "max_attempts, priority, run_at, deadline, idempotency_key, owner, concurrency_key, key_order, "
-                + "trace_parent, status, on_dependency_failure) values (gen_random_uuid(), ?, ?::jsonb, ?, ?, "
+                + "trace_parent, status, on_dependency_failure, callback) values (gen_random_uuid(), ?, ?::jsonb, ?, ?, "
                 + "coalesce(?::timestamptz, now()), ?::timestamptz, ?, ?, ?, case when ?::text is not null then "
-                + "nextval('tasks_key_order') end, ?, 'WAITING', 'run') on conflict (coalesce(owner, ''), idempotency_key) "
+                + "nextval('tasks_key_order') end, ?, 'WAITING', 'run', ?::jsonb) on conflict (coalesce(owner, ''), idempotency_key) "
                 + "where idempotency_key is not null do nothing returning id, owner) "
                 + "insert into batches (id, owner, then_task_id, open) select ?, owner, id, true from made")) {
             insert.setString(1, then.type());
@@ -136,7 +136,8 @@ final class BatchMembership {
             insert.setString(9, then.concurrencyKey());
             insert.setString(10, then.concurrencyKey());
             insert.setString(11, then.traceParent());
-            insert.setObject(12, batch);
+            insert.setString(12, Submissions.callbackJson(then.callback()));
+            insert.setObject(13, batch);
             return insert.executeUpdate() == 1;
         }
     }

@@ -17,11 +17,19 @@ import io.taskfence.task.StorableJson;
  * authentication is off; idempotency keys are scoped to it. {@code concurrencyKey} names the task's concurrency
  * group within its type and owner (DESIGN.md, "Dispatch", "Concurrency groups"); null for none. {@code traceParent}
  * is the submitting request's W3C {@code traceparent}, which the task's spans continue (DESIGN.md, "Tracing"); null
- * for none. {@code dependencies} are the tasks it waits for ({@link Dependencies#NONE}: none).
+ * for none. {@code dependencies} are the tasks it waits for ({@link Dependencies#NONE}: none); {@code callback} where it
+ * is reported when it ends (null: nowhere).
  */
 public record NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt,
         Instant deadline, String idempotencyKey, String owner, String concurrencyKey, String traceParent,
-        Dependencies dependencies) {
+        Dependencies dependencies, Callback callback) {
+
+    /**
+     * Where Taskfence POSTs the task's final view each time it ends (DESIGN.md, "Callbacks"), through a task of the
+     * built-in type {@code callback} that has {@code maxAttempts} attempts.
+     */
+    public record Callback(String url, int maxAttempts) {
+    }
 
     /**
      * The tasks this one waits for (DESIGN.md, "Task lifecycle", "Dependencies"): the ids of tasks of the task's owner,
@@ -62,30 +70,37 @@ public record NewTask(String type, ObjectNode payload, int maxAttempts, int prio
     /** A task without an owner. */
     public NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt, Instant deadline,
             String idempotencyKey) {
-        this(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, null, null, null, Dependencies.NONE);
+        this(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, null, null, null, Dependencies.NONE,
+                null);
     }
 
     /** This task, submitted by the API key named {@code owner}. */
     public NewTask ownedBy(String owner) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies);
+                traceParent, dependencies, callback);
     }
 
     /** This task in the concurrency group {@code concurrencyKey} (null: none). */
     public NewTask inGroup(String concurrencyKey) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies);
+                traceParent, dependencies, callback);
     }
 
     /** This task, waiting for {@code dependencies}. */
     public NewTask waitingFor(Dependencies dependencies) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies);
+                traceParent, dependencies, callback);
+    }
+
+    /** This task, calling back {@code callback} when it ends (null: none). */
+    public NewTask callingBack(Callback callback) {
+        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
+                traceParent, dependencies, callback);
     }
 
     /** This task, continuing the trace {@code traceParent} (null: none). */
     public NewTask tracedBy(String traceParent) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies);
+                traceParent, dependencies, callback);
     }
 }

@@ -24,6 +24,7 @@ import java.util.function.IntFunction;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.Task;
@@ -469,16 +470,16 @@ public class Submissions {
         try (PreparedStatement insert = connection.prepareStatement("with item as materialized (select item.*, "
                 + "case when concurrency_key is not null then nextval('tasks_key_order') end as key_order "
                 + "from unnest(?::uuid[], ?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], "
-                + "?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::boolean[]) with ordinality as item(id, "
-                + "type, payload, max_attempts, priority, run_at, deadline, key, owner, concurrency_key, trace_parent, "
-                + "unended, on_dependency_failure, depended_on, ord)) "
+                + "?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::boolean[], ?::text[]) with ordinality as "
+                + "item(id, type, payload, max_attempts, priority, run_at, deadline, key, owner, concurrency_key, trace_parent, "
+                + "unended, on_dependency_failure, depended_on, callback, ord)) "
                 + "insert into tasks (id, type, payload, max_attempts, priority, run_at, deadline, idempotency_key, owner, "
                 + "concurrency_key, key_order, trace_parent, status, dependencies_left, on_dependency_failure, has_dependents, "
-                + "batch_id) "
+                + "batch_id, callback) "
                 + "select id, type, payload::jsonb, max_attempts, priority, coalesce(run_at, now()), deadline, key, owner, "
                 + "concurrency_key, key_order, trace_parent, case when unended > 0 then 'WAITING' else 'PENDING' end, "
                 + "nullif(unended, 0), case when unended > 0 then on_dependency_failure end, nullif(depended_on, false), "
-                + "?::uuid from item "
+                + "?::uuid, callback::jsonb from item "
                 + "order by coalesce(owner, ''), key, ord "
                 + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
                 + "returning " + TaskRows.COLUMNS)) {
@@ -501,9 +502,17 @@ public class Submissions {
             insert.setArray(13, connection.createArrayOf("text", tasks.stream()
                     .map(task -> task.dependencies().runIfOneFails() ? "run" : "cancel").toArray()));
             insert.setArray(14, connection.createArrayOf("bool", dependedOn.toArray()));
-            insert.setObject(15, batch);
+            insert.setArray(15, connection.createArrayOf("text", tasks.stream().map(NewTask::callback)
+                    .map(Submissions::callbackJson).toArray()));
+            insert.setObject(16, batch);
             return rows.tasks(insert);
         }
+    }
+
+    /** The task's {@code callback} column: {@code {"url", "maxAttempts"}}, or null. */
+    static String callbackJson(NewTask.Callback callback) {
+        return callback == null ? null : JsonNodeFactory.instance.objectNode().put("url", callback.url())
+                .put("maxAttempts", callback.maxAttempts()).toString();
     }
 
     private static String isoText(Instant instant) {

@@ -1,0 +1,64 @@
+package io.taskfence.handlers.builtin;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.taskfence.handlers.TaskHandler;
+import io.taskfence.handlers.TaskOutcome;
+
+/**
+ * {@code callback}: tells {@code payload.url} that a task ended (DESIGN.md, "Callbacks") by POSTing
+ * {@code payload.task}, the task's view as it ended, exactly as the {@code http} handler POSTs a body: the same
+ * allow-list (the service's, and the owner's own), address checks, time-out and answers (2xx succeeds; 5xx, 429
+ * and connection failures are retried; other answers are permanent). Taskfence makes these tasks when a task that
+ * names a {@code callback} ends.
+ */
+@ApplicationScoped
+public class CallbackHandler implements TaskHandler {
+
+    private final HttpHandler http;
+
+    CallbackHandler(HttpHandler http) {
+        this.http = http;
+    }
+
+    @Override
+    public String type() {
+        return "callback";
+    }
+
+    @Override
+    public List<String> payloadProblems(ObjectNode payload) {
+        return payloadProblems(payload, null);
+    }
+
+    @Override
+    public List<String> payloadProblems(ObjectNode payload, String owner) {
+        List<String> problems = new ArrayList<>(http.payloadProblems(call(payload), owner));
+        if (!payload.path("task").isObject()) {
+            problems.add("payload.task must be an object: the view of the task that ended");
+        }
+        return problems;
+    }
+
+    @Override
+    public TaskOutcome handle(Work work) throws InterruptedException {
+        if (!work.payload().path("task").isObject()) {
+            return TaskOutcome.permanentFailure("payload.task must be an object: the view of the task that ended");
+        }
+        return http.handle(new Work(work.taskId(), call(work.payload()), work.attempt(), work.owner()));
+    }
+
+    /** The {@code http} task's payload this callback is: its URL, and the task's view as the body. */
+    private static ObjectNode call(ObjectNode payload) {
+        ObjectNode call = JsonNodeFactory.instance.objectNode();
+        call.set("url", payload.get("url"));
+        call.set("body", payload.get("task"));
+        return call;
+    }
+}
