@@ -45,6 +45,8 @@ public interface TaskfenceConfig {
 
     Batches batches();
 
+    Actions actions();
+
     Retry retry();
 
     Http http();
@@ -200,6 +202,19 @@ public interface TaskfenceConfig {
         @WithDefault("1s")
         @DurationMin(nanos = 1)
         Duration interval();
+    }
+
+    interface Actions {
+        /** How often the actions job works on the running bulk actions (on the replica holding its lock). */
+        @WithDefault("1s")
+        @DurationMin(nanos = 1)
+        Duration interval();
+
+        /** Tasks a bulk action moves in one fenced transaction. */
+        @WithDefault("500")
+        @Min(1)
+        @Max(10_000)
+        int batchSize();
     }
 
     interface Retention {

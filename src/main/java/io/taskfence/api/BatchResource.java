@@ -1,8 +1,6 @@
 package io.taskfence.api;
 
 import java.util.List;
-import java.util.Optional;
-import java.util.UUID;
 
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DefaultValue;
@@ -64,7 +62,7 @@ public class BatchResource {
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "getBatch", summary = "One batch: its tasks' counts by outcome, and its then task")
     public BatchView get(@PathParam("id") String id) {
-        return batches.find(batchId(id).orElseThrow(() -> notFound(id)), KeyOwner.of(identity).scope())
+        return batches.find(CanonicalIds.parse(id).orElseThrow(() -> notFound(id)), KeyOwner.of(identity).scope())
                 .orElseThrow(() -> notFound(id));
     }
 
@@ -74,18 +72,8 @@ public class BatchResource {
     @Operation(operationId = "closeBatch", summary = "Close an open batch: no task joins it any more, and its then "
             + "task runs once its tasks have ended")
     public BatchView close(@PathParam("id") String id) {
-        return batches.close(batchId(id).orElseThrow(() -> notFound(id)), KeyOwner.of(identity).scope())
+        return batches.close(CanonicalIds.parse(id).orElseThrow(() -> notFound(id)), KeyOwner.of(identity).scope())
                 .orElseThrow(() -> notFound(id));
-    }
-
-    /** An id in UUID's canonical form (any case) only: UUID.fromString also takes "1-2-3-4-5". */
-    static Optional<UUID> batchId(String id) {
-        try {
-            UUID parsed = UUID.fromString(id);
-            return parsed.toString().equalsIgnoreCase(id) ? Optional.of(parsed) : Optional.empty();
-        } catch (IllegalArgumentException e) {
-            return Optional.empty();
-        }
     }
 
     private static ProblemException notFound(String id) {

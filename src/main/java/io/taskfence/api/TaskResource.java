@@ -3,7 +3,6 @@ package io.taskfence.api;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -19,6 +18,7 @@ import jakarta.enterprise.event.Event;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
+import jakarta.ws.rs.BeanParam;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
@@ -43,7 +43,6 @@ import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.RequestRates;
-import io.taskfence.api.auth.KeyRules;
 import io.taskfence.api.auth.Roles;
 import io.taskfence.api.problem.Problem;
 import io.taskfence.api.problem.ProblemException;
@@ -52,12 +51,10 @@ import io.taskfence.task.Task;
 import io.taskfence.task.TaskCancelled;
 import io.taskfence.task.TaskEvent;
 import io.taskfence.task.TaskField;
-import io.taskfence.task.TaskFilter;
 import io.taskfence.task.TaskHistory;
 import io.taskfence.task.TaskPage;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskScope;
-import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.batch.Batches;
 import io.taskfence.task.submit.BatchPlan;
@@ -336,26 +333,29 @@ public class TaskResource {
     }
 
     /**
-     * Newest first; {@code next} is the {@code after} of the following page. {@code owner} narrows to one key's
-     * tasks, {@code batch} to one batch's; a submit key sees its own whatever it asks for. Payloads and results, up to 64 KiB each, are left out
-     * unless {@code fields} names them.
+     * Newest first; {@code next} is the {@code after} of the following page. The filters narrow the tasks
+     * ({@link FilterParams}); a submit key sees its own whatever it asks for. Payloads and results, up to 64 KiB each,
+     * are left out unless {@code fields} names them.
      */
     @GET
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "listTasks", summary = "A page of tasks, newest first")
-    public TaskPage list(@QueryParam("status") String status,
-            @QueryParam("type") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}",
-                    message = "must match [a-z0-9][a-z0-9._-]{0,63}") String type,
-            @QueryParam("limit") @DefaultValue("50") String limit,
-            @QueryParam("after") String after,
-            @QueryParam("owner") @Pattern(regexp = KeyRules.NAME_PATTERN,
-                    message = "must be an API key's name: " + KeyRules.NAME_PATTERN) String owner,
-            @QueryParam("batch") String batch,
-            @QueryParam("fields") String fields) {
-        UUID batchId = batch == null ? null : BatchResource.batchId(batch)
-                .orElseThrow(() -> Problems.invalid("query", "batch", "must be a batch's id (a UUID), not '" + batch + "'"));
-        return queries.page(caller().scope(), new TaskFilter(owner, status == null ? null : status(status), type, batchId),
-                limit(limit), after, fields(fields));
+    public TaskPage list(@BeanParam FilterParams filter, @QueryParam("limit") @DefaultValue("50") String limit,
+            @QueryParam("after") String after, @QueryParam("fields") String fields) {
+        return queries.page(caller().scope(), filter.filter(), limit(limit), after, fields(fields));
+    }
+
+    /** How many tasks the listing's filters let through, as a bulk action on them would take. */
+    @GET
+    @Path("/count")
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "countTasks", summary = "How many tasks match the listing's filters")
+    public TaskCount count(@BeanParam FilterParams filter) {
+        return new TaskCount(queries.count(caller().scope(), filter.filter()));
+    }
+
+    /** The answer of {@code GET /api/v1/tasks/count}. */
+    public record TaskCount(long count) {
     }
 
     @POST
@@ -382,25 +382,8 @@ public class TaskResource {
 
     // Parameters are parsed here rather than by JAX-RS, which answers a bad one with a bare 404.
 
-    /** An id in UUID's canonical form (any case) only: UUID.fromString also takes "1-2-3-4-5". */
     private static UUID taskId(String id) {
-        try {
-            UUID parsed = UUID.fromString(id);
-            if (parsed.toString().equalsIgnoreCase(id)) {
-                return parsed;
-            }
-        } catch (IllegalArgumentException e) {
-            // answered below
-        }
-        throw notFound(id);
-    }
-
-    private static TaskStatus status(String status) {
-        try {
-            return TaskStatus.valueOf(status);
-        } catch (IllegalArgumentException e) {
-            throw Problems.invalid("query", "status", "must be one of " + Arrays.toString(TaskStatus.values()) + ", not '" + status + "'");
-        }
+        return CanonicalIds.parse(id).orElseThrow(() -> notFound(id));
     }
 
     /** ASCII digits only: Integer.parseInt also takes "+5" and other scripts' digits. */

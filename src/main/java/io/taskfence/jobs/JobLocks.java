@@ -14,6 +14,7 @@ final class JobLocks {
     static final String RETENTION = "retention";
     static final String SCHEDULES = "schedules";
     static final String BATCHES = "batches";
+    static final String ACTIONS = "actions";
 
     private JobLocks() {
     }

@@ -1,8 +1,10 @@
 /**
- * Every leader-only job, one file each: Dispatcher, Recovery, Retention, ScheduleOccurrences, BatchCompletion;
- * FencedJobs runs each under its lock (JobLocks) and hands it its FenceToken; FenceRepair handles a refused token;
- * DueNotifications wakes the dispatcher when others insert tasks; DispatchDisabled turns them all off on a replica.
+ * Every leader-only job, one file each: Dispatcher, Recovery, Retention, ScheduleOccurrences, BatchCompletion,
+ * BulkActions; FencedJobs runs each under its lock (JobLocks) and hands it its FenceToken; FenceRepair handles a
+ * refused token; DueNotifications wakes the dispatcher when others insert tasks; DispatchDisabled turns them all off
+ * on a replica.
  *
- * <p>May import schedule, task and its transitions and batches, queue, lock, store. Only the edge rooms import it.
+ * <p>May import schedule, task and its transitions, batches and actions, queue, lock, store. Only the edge rooms
+ * import it.
  */
 package io.taskfence.jobs;

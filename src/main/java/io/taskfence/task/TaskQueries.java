@@ -71,25 +71,7 @@ public class TaskQueries {
         Cursor cursor = after == null ? null : Cursor.parse(after);
         StringBuilder sql = new StringBuilder("select " + TaskRows.columns(fields) + " from tasks where true");
         List<Object> parameters = new ArrayList<>();
-        // Both when both are given: a submit key asking for another key's tasks gets none, not an error.
-        for (String onlyOwner : new String[] { scope.owner(), filter.owner() }) {
-            if (onlyOwner != null) {
-                sql.append(" and owner = ?");
-                parameters.add(onlyOwner);
-            }
-        }
-        if (filter.status() != null) {
-            sql.append(" and status = ?").append(fewerThanAll(filter.status()));
-            parameters.add(filter.status().name());
-        }
-        if (filter.type() != null) {
-            sql.append(" and type = ?");
-            parameters.add(filter.type());
-        }
-        if (filter.batch() != null) {
-            sql.append(" and batch_id = ?");
-            parameters.add(filter.batch());
-        }
+        sql.append(filter.conditions(scope, parameters));
         if (cursor != null) {
             sql.append(" and (created_at, id) < (?, ?)");
             parameters.add(Timestamp.from(cursor.createdAt()));
@@ -120,19 +102,21 @@ public class TaskQueries {
         }
     }
 
-    /**
-     * No index of the task table holds its status (DESIGN.md, "Storage"): the tables that hold a superset of the
-     * tasks in a status, all but the bulk of a long history (SUCCEEDED), narrow a listing by that status down to
-     * them instead of a walk through every task.
-     */
-    private static String fewerThanAll(TaskStatus status) {
-        return switch (status) {
-            case WAITING -> " and id in (select task_id from tasks_waiting)";
-            case PENDING -> " and id in (select task_id from tasks_due)";
-            case ENQUEUED, PROCESSING -> " and id in (select task_id from tasks_in_flight)";
-            case FAILED, DEAD, CANCELLED -> " and id in (select task_id from tasks_off_path)";
-            case SUCCEEDED -> "";
-        };
+    /** How many tasks in {@code scope} {@code filter} lets through. */
+    public long count(TaskScope scope, TaskFilter filter) {
+        List<Object> parameters = new ArrayList<>();
+        String sql = "select count(*) from tasks where true" + filter.conditions(scope, parameters);
+        try (Connection connection = db.getConnection(); PreparedStatement count = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.size(); i++) {
+                count.setObject(i + 1, parameters.get(i));
+            }
+            try (ResultSet row = count.executeQuery()) {
+                row.next();
+                return row.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
     }
 
     /** How many tasks are in each status, every status present (zero where none). */

@@ -38,6 +38,7 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.taskfence.client.ClaimedTask;
 import io.taskfence.client.TaskfenceClient;
 import io.taskfence.handlers.builtin.LocalHookServer;
+import io.taskfence.worker.WorkersWithHookServer;
 import io.taskfence.task.Sql;
 import io.taskfence.task.TaskQueries;
 import io.taskfence.task.TaskStatus;
@@ -52,7 +53,7 @@ import io.taskfence.testing.TestServers;
  */
 @QuarkusTest
 @TestServers
-@TestProfile(TracedProfile.class)
+@TestProfile(WorkersWithHookServer.class)
 class TracingTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);

@@ -12,7 +12,6 @@ import java.io.OutputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,7 +35,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import io.taskfence.handlers.builtin.LocalHookServer;
@@ -56,25 +54,8 @@ import io.taskfence.testing.TestServers;
  */
 @QuarkusTest
 @TestServers
-@TestProfile(CancelRunningTest.WorkersAndHookServer.class)
+@TestProfile(WorkersWithHookServer.class)
 class CancelRunningTest {
-
-    public static final class WorkersAndHookServer implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            Map<String, String> settings = new HashMap<>(new RunningTasksProfile().getConfigOverrides());
-            settings.put(GuardedRunHandler.ENABLED, "true");
-            settings.put("taskfence.http.allowed-hosts", "http://127.0.0.1:${" + LocalHookServer.PORT + "}");
-            // Far longer than the test waits: the call ends by the cancel, not by its time-out.
-            settings.put("taskfence.http.timeout", "5m");
-            return settings;
-        }
-
-        @Override
-        public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(LocalHookServer.class));
-        }
-    }
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 

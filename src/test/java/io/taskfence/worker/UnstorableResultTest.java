@@ -37,7 +37,7 @@ import io.taskfence.testing.TestServers;
  */
 @QuarkusTest
 @TestServers
-@TestProfile(CancelRunningTest.WorkersAndHookServer.class)
+@TestProfile(WorkersWithHookServer.class)
 class UnstorableResultTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);

@@ -1,9 +1,17 @@
 package io.taskfence.task.submit;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -12,6 +20,7 @@ import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskRows;
 import io.taskfence.task.TaskScope;
+import io.taskfence.task.TaskStatus;
 import io.taskfence.task.transition.TransitionMeters;
 
 /**
@@ -75,5 +84,68 @@ public class Retries {
         // Committed: database.inTransaction() returns only after the commit.
         retried.ifPresent(task -> meters.moved(task.status(), task.type()));
         return retried;
+    }
+
+    /** What {@link #retryAll} did: the tasks it moved, and how many it left for their owners' quotas. */
+    public record Retried(List<TransitionMeters.Moved> moved, int overQuota) {
+    }
+
+    /**
+     * DEAD or CANCELLED → PENDING, as {@link #retry}, for those of {@code ids} that still are and have not changed
+     * since {@code unchangedSince} (a task retried and ended again since a bulk action was asked for is not retried
+     * by it again), in the caller's transaction. Each owner's quota is counted under its lock first, in name order;
+     * the tasks beyond its room stay as they are. Rows are locked in id order, as claims and successes lock them.
+     * The caller counts the moves ({@link TransitionMeters#moved}) once its transaction has committed.
+     */
+    public Retried retryAll(Connection connection, List<UUID> ids, Instant unchangedSince) throws SQLException {
+        Map<String, Integer> room = new TreeMap<>();
+        try (PreparedStatement owners = connection.prepareStatement("select distinct coalesce(owner, '') from tasks "
+                + "where id = any(?) and status in ('DEAD', 'CANCELLED')")) {
+            owners.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+            try (ResultSet row = owners.executeQuery()) {
+                while (row.next()) {
+                    String owner = row.getString(1);
+                    OptionalInt limit = quotas.limitFor(owner.isEmpty() ? null : owner);
+                    if (limit.isPresent()) {
+                        room.put(owner, limit.getAsInt());
+                    }
+                }
+            }
+        }
+        for (Map.Entry<String, Integer> owner : room.entrySet()) {
+            long unfinished = quotas.lockAndCount(connection, owner.getKey(), owner.getValue());
+            owner.setValue((int) Math.max(0, owner.getValue() - unfinished));
+        }
+        List<UUID> within = new ArrayList<>();
+        int overQuota = 0;
+        try (PreparedStatement lock = connection.prepareStatement("select id, coalesce(owner, '') from tasks "
+                + "where id = any(?) and status in ('DEAD', 'CANCELLED') and updated_at <= ? order by id for update")) {
+            lock.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+            lock.setTimestamp(2, Timestamp.from(unchangedSince));
+            try (ResultSet row = lock.executeQuery()) {
+                while (row.next()) {
+                    Integer left = room.get(row.getString(2));
+                    if (left != null && left == 0) {
+                        overQuota++;
+                        continue;
+                    }
+                    if (left != null) {
+                        room.put(row.getString(2), left - 1);
+                    }
+                    within.add(row.getObject(1, UUID.class));
+                }
+            }
+        }
+        List<TransitionMeters.Moved> moved = new ArrayList<>();
+        try (PreparedStatement retry = connection.prepareStatement("update tasks set status = 'PENDING', attempt = 0, "
+                + "run_at = now(), lease_until = null, worker = null, updated_at = now() where id = any(?) returning type")) {
+            retry.setArray(1, connection.createArrayOf("uuid", within.toArray()));
+            try (ResultSet row = retry.executeQuery()) {
+                while (row.next()) {
+                    moved.add(new TransitionMeters.Moved(TaskStatus.PENDING, row.getString(1)));
+                }
+            }
+        }
+        return new Retried(moved, overQuota);
     }
 }

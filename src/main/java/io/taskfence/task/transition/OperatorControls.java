@@ -1,7 +1,12 @@
 package io.taskfence.task.transition;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -67,6 +72,46 @@ public class OperatorControls {
             }
         });
         return counted(cancelled);
+    }
+
+    /** A task a bulk cancel moved: its type, and whether it was running (its handler is to be stopped). */
+    public record Cancelled(UUID id, String type, boolean wasRunning) {
+    }
+
+    /**
+     * As {@link #cancel}, for those of {@code ids} that may still be cancelled and were created by
+     * {@code createdBy}, in the caller's transaction; rows locked in id order, as claims and successes lock them. The
+     * caller counts the moves, tells running handlers and fires {@link TasksEnded} once its transaction has committed
+     * ({@link #cancelled}).
+     */
+    public List<Cancelled> cancelAll(Connection connection, List<UUID> ids, Instant createdBy) throws SQLException {
+        try (PreparedStatement cancel = connection.prepareStatement("with target as (select id as target_id, "
+                + "status as was from tasks where id = any(?) and created_at <= ? "
+                + "and status in ('WAITING', 'PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED') order by id for update) "
+                + "update tasks set status = 'CANCELLED', lease_until = null, worker = null, updated_at = now() "
+                + "from target where id = target_id returning id, type, was")) {
+            cancel.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+            cancel.setTimestamp(2, Timestamp.from(createdBy));
+            List<Cancelled> cancelled = new ArrayList<>();
+            try (ResultSet row = cancel.executeQuery()) {
+                while (row.next()) {
+                    cancelled.add(new Cancelled(row.getObject(1, UUID.class), row.getString(2),
+                            TaskStatus.PROCESSING.name().equals(row.getString(3))));
+                }
+            }
+            return cancelled;
+        }
+    }
+
+    /** Counts the tasks a bulk cancel moved, once its transaction has committed, and tells those who wait for them. */
+    public void cancelled(List<Cancelled> cancelled) {
+        if (cancelled.isEmpty()) {
+            return;
+        }
+        meters.moved(cancelled.stream()
+                .map(task -> new TransitionMeters.Moved(TaskStatus.CANCELLED, task.type())).toList());
+        cancelled.stream().filter(Cancelled::wasRunning).forEach(task -> meters.cancelledWhileRunning(task.type()));
+        ended.fire(new TasksEnded(cancelled.stream().map(Cancelled::id).toList()));
     }
 
     /** Counts a single-row transition that won (its statement has committed: auto-commit). */

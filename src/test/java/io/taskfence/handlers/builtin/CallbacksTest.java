@@ -35,16 +35,16 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
-import io.taskfence.tracing.TracedProfile;
+import io.taskfence.worker.WorkersWithHookServer;
 
 /**
  * Callbacks (DESIGN.md, "Callbacks"), with dispatch and workers running and the {@link LocalHookServer} on the
- * allow-list (TracingTest's profile: one application for both): each end of a task that names a callback makes one
+ * allow-list ({@link WorkersWithHookServer}): each end of a task that names a callback makes one
  * {@code callback} task, which POSTs the task's view as it ended, and is retried while the server answers 500.
  */
 @QuarkusTest
 @TestServers
-@TestProfile(TracedProfile.class)
+@TestProfile(WorkersWithHookServer.class)
 class CallbacksTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);

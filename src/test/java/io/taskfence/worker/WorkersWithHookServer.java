@@ -1,4 +1,4 @@
-package io.taskfence.tracing;
+package io.taskfence.worker;
 
 import java.util.HashMap;
 import java.util.List;
@@ -6,20 +6,23 @@ import java.util.Map;
 
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.taskfence.handlers.builtin.LocalHookServer;
-import io.taskfence.worker.RunningTasksProfile;
 
 /**
- * Tasks run here and by remote workers, traced, the {@code http} and {@code callback} handlers calling the
- * {@link LocalHookServer}: TracingTest's, and CallbacksTest's (one application for both).
+ * Dispatch and workers running ({@link RunningTasksProfile}), traced, with {@link GuardedRunHandler} registered and
+ * the {@code http} and {@code callback} handlers calling the {@link LocalHookServer}: one application for the tests
+ * of cancels, tracing and callbacks. The http time-out is far longer than any test waits, so that a call ends by
+ * its answer or a cancel, never by its time-out.
  */
-public final class TracedProfile implements QuarkusTestProfile {
+public final class WorkersWithHookServer implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
         Map<String, String> config = new HashMap<>(new RunningTasksProfile().getConfigOverrides());
+        config.put(GuardedRunHandler.ENABLED, "true");
         config.put("quarkus.otel.sdk.disabled", "false");
         config.put("quarkus.otel.bsp.schedule.delay", "50ms");
         config.put("taskfence.http.allowed-hosts", "http://127.0.0.1:${" + LocalHookServer.PORT + "}");
+        config.put("taskfence.http.timeout", "5m");
         return config;
     }
 

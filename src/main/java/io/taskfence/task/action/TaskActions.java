@@ -1,0 +1,318 @@
+package io.taskfence.task.action;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.taskfence.store.FenceToken;
+import io.taskfence.store.TaskDatabase;
+import io.taskfence.task.TaskCancelled;
+import io.taskfence.task.TaskFilter;
+import io.taskfence.task.TaskQueries;
+import io.taskfence.task.TaskRows;
+import io.taskfence.task.TaskScope;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.task.TasksBecameDue;
+import io.taskfence.task.submit.Retries;
+import io.taskfence.task.transition.OperatorControls;
+import io.taskfence.task.transition.TransitionMeters;
+
+/**
+ * Bulk actions (DESIGN.md, "Bulk actions"): asked for here, then walked through by the actions job a batch at a time
+ * ({@link #step}). The walk takes the tasks the filter matches in (created_at, id) order, those created before the
+ * action was asked for (and, for a retry, unchanged since: a task retried and ended again since is not retried by
+ * it again), and records how far it has got in the batch's own fenced transaction, so a new leader carries on where
+ * the last one's last committed batch ended.
+ */
+@ApplicationScoped
+public class TaskActions {
+
+    private static final String COLUMNS = "id, action, state, filter, total, looked_at, changed, over_quota, "
+            + "requested_by, requested_at, finished_at, scope_owner, after_created_at, after_id";
+
+    private final TaskDatabase database;
+    private final TaskQueries queries;
+    private final TaskRows rows;
+    private final OperatorControls controls;
+    private final Retries retries;
+    private final TransitionMeters meters;
+    private final Event<TaskCancelled> cancels;
+    private final Event<TasksBecameDue> due;
+
+    TaskActions(TaskDatabase database, TaskQueries queries, TaskRows rows, OperatorControls controls, Retries retries,
+            TransitionMeters meters, Event<TaskCancelled> cancels, Event<TasksBecameDue> due) {
+        this.database = database;
+        this.queries = queries;
+        this.rows = rows;
+        this.controls = controls;
+        this.retries = retries;
+        this.meters = meters;
+        this.cancels = cancels;
+        this.due = due;
+    }
+
+    /** An action asked for: the one started, or the identical one that was running already. */
+    public record Requested(ActionView action, boolean started) {
+    }
+
+    /**
+     * Starts {@code action} on the tasks in {@code scope} that {@code filter} matches (narrowed to the statuses the
+     * action moves from), unless the same action on the same scope and filter is running: then that one.
+     */
+    public Requested request(BulkAction action, TaskScope scope, TaskFilter filter, String requestedBy) {
+        TaskFilter narrowed = filter.within(action.from());
+        long total = queries.count(scope, narrowed);
+        ObjectNode canonical = canonical(narrowed);
+        return database.inTransaction(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement("insert into task_actions (id, action, "
+                    + "scope_owner, filter, requested_by, state, total) values (?, ?, ?, ?::jsonb, ?, 'RUNNING', ?) "
+                    + "on conflict (action, coalesce(scope_owner, ''), filter) where state = 'RUNNING' do nothing "
+                    + "returning " + COLUMNS)) {
+                insert.setObject(1, UUID.randomUUID());
+                insert.setString(2, action.key());
+                insert.setString(3, scope.owner());
+                insert.setString(4, canonical.toString());
+                insert.setString(5, requestedBy);
+                insert.setLong(6, total);
+                Optional<ActionView> started = views(insert).stream().findFirst();
+                if (started.isPresent()) {
+                    return new Requested(started.get(), true);
+                }
+            }
+            // The running one committed before the insert gave way to it, so it is seen now.
+            try (PreparedStatement running = connection.prepareStatement("select " + COLUMNS + " from task_actions "
+                    + "where action = ? and coalesce(scope_owner, '') = coalesce(?, '') and filter = ?::jsonb "
+                    + "and state = 'RUNNING'")) {
+                running.setString(1, action.key());
+                running.setString(2, scope.owner());
+                running.setString(3, canonical.toString());
+                return new Requested(views(running).getFirst(), false);
+            }
+        });
+    }
+
+    /** The action, if it exists and was asked for in {@code scope} (an admin's scope sees all). */
+    public Optional<ActionView> find(UUID id, TaskScope scope) {
+        return database.inConnection(connection -> {
+            try (PreparedStatement select = connection.prepareStatement("select " + COLUMNS + " from task_actions "
+                    + "where id = ? and (?::text is null or scope_owner = ?)")) {
+                select.setObject(1, id);
+                select.setString(2, scope.owner());
+                select.setString(3, scope.owner());
+                return views(select).stream().findFirst();
+            }
+        });
+    }
+
+    /** The running actions, oldest first. */
+    public List<UUID> running() {
+        return database.inConnection(connection -> {
+            List<UUID> ids = new ArrayList<>();
+            try (PreparedStatement select = connection.prepareStatement("select id from task_actions "
+                    + "where state = 'RUNNING' order by requested_at, id");
+                    ResultSet row = select.executeQuery()) {
+                while (row.next()) {
+                    ids.add(row.getObject(1, UUID.class));
+                }
+            }
+            return ids;
+        });
+    }
+
+    /**
+     * One batch of the action: at most {@code batchSize} tasks, moved and the walk's progress recorded in one fenced
+     * transaction; the action is DONE once a batch finds fewer. Cancelled running handlers are told, and dispatch of
+     * retried tasks, after the commit.
+     *
+     * @return whether the action has more to do
+     * @throws io.taskfence.store.StaleFenceException if PostgreSQL refused the token; nothing was changed
+     */
+    public boolean step(FenceToken fence, UUID id, int batchSize) {
+        List<OperatorControls.Cancelled> cancelled = new ArrayList<>();
+        List<TransitionMeters.Moved> retried = new ArrayList<>();
+        boolean more = database.fenced(fence, connection -> {
+            Optional<Walk> locked = lock(connection, id);
+            if (locked.isEmpty()) {
+                return false;
+            }
+            Walk walk = locked.get();
+            List<Picked> picked = pick(connection, walk, batchSize);
+            List<UUID> ids = picked.stream().map(Picked::id).toList();
+            long changed = 0;
+            long overQuota = 0;
+            if (!ids.isEmpty() && walk.action() == BulkAction.CANCEL) {
+                cancelled.addAll(controls.cancelAll(connection, ids, walk.requestedAt()));
+                changed = cancelled.size();
+            } else if (!ids.isEmpty()) {
+                Retries.Retried done = retries.retryAll(connection, ids, walk.requestedAt());
+                retried.addAll(done.moved());
+                changed = done.moved().size();
+                overQuota = done.overQuota();
+            }
+            boolean last = picked.size() < batchSize;
+            try (PreparedStatement progress = connection.prepareStatement("update task_actions set "
+                    + "looked_at = looked_at + ?, changed = changed + ?, over_quota = over_quota + ?, "
+                    + "after_created_at = coalesce(?, after_created_at), after_id = coalesce(?, after_id), "
+                    + "state = case when ? then 'DONE' else state end, finished_at = case when ? then now() end "
+                    + "where id = ?")) {
+                progress.setLong(1, picked.size());
+                progress.setLong(2, changed);
+                progress.setLong(3, overQuota);
+                progress.setTimestamp(4, picked.isEmpty() ? null : Timestamp.from(picked.getLast().createdAt()));
+                progress.setObject(5, picked.isEmpty() ? null : picked.getLast().id());
+                progress.setBoolean(6, last);
+                progress.setBoolean(7, last);
+                progress.setObject(8, id);
+                progress.executeUpdate();
+            }
+            return !last;
+        });
+        // Committed: database.fenced() returns only after the commit.
+        controls.cancelled(cancelled);
+        cancelled.stream().filter(OperatorControls.Cancelled::wasRunning)
+                .forEach(task -> cancels.fire(new TaskCancelled(task.id())));
+        if (!retried.isEmpty()) {
+            meters.moved(retried);
+            due.fire(new TasksBecameDue());
+        }
+        return more;
+    }
+
+    /** A running action as its batch locked it. */
+    private record Walk(BulkAction action, TaskScope scope, TaskFilter filter, Instant requestedAt,
+            Instant afterCreatedAt, UUID afterId) {
+    }
+
+    private record Picked(UUID id, Instant createdAt) {
+    }
+
+    private Optional<Walk> lock(Connection connection, UUID id) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement("select " + COLUMNS + " from task_actions "
+                + "where id = ? and state = 'RUNNING' for update")) {
+            lock.setObject(1, id);
+            try (ResultSet row = lock.executeQuery()) {
+                if (!row.next()) {
+                    return Optional.empty();
+                }
+                String owner = row.getString("scope_owner");
+                return Optional.of(new Walk(BulkAction.valueOf(row.getString("action").toUpperCase(Locale.ROOT)),
+                        owner == null ? TaskScope.ALL : TaskScope.ownedBy(owner),
+                        filter(rows.object("filter", row)), instant(row, "requested_at"),
+                        instant(row, "after_created_at"), row.getObject("after_id", UUID.class)));
+            }
+        }
+    }
+
+    /** The next tasks of the walk: matching, created before the action was asked for, in (created_at, id) order. */
+    private static List<Picked> pick(Connection connection, Walk walk, int batchSize) throws SQLException {
+        List<Object> parameters = new ArrayList<>();
+        StringBuilder sql = new StringBuilder("select id, created_at from tasks where true")
+                .append(walk.filter().conditions(walk.scope(), parameters))
+                .append(" and created_at <= ?");
+        parameters.add(Timestamp.from(walk.requestedAt()));
+        if (walk.action() == BulkAction.RETRY) {
+            sql.append(" and updated_at <= ?");
+            parameters.add(Timestamp.from(walk.requestedAt()));
+        }
+        if (walk.afterId() != null) {
+            sql.append(" and (created_at, id) > (?, ?)");
+            parameters.add(Timestamp.from(walk.afterCreatedAt()));
+            parameters.add(walk.afterId());
+        }
+        sql.append(" order by created_at, id limit ?");
+        parameters.add(batchSize);
+        try (PreparedStatement select = connection.prepareStatement(sql.toString())) {
+            for (int i = 0; i < parameters.size(); i++) {
+                select.setObject(i + 1, parameters.get(i));
+            }
+            List<Picked> picked = new ArrayList<>();
+            try (ResultSet row = select.executeQuery()) {
+                while (row.next()) {
+                    picked.add(new Picked(row.getObject(1, UUID.class), instant(row, "created_at")));
+                }
+            }
+            return picked;
+        }
+    }
+
+    private List<ActionView> views(PreparedStatement select) throws SQLException {
+        List<ActionView> views = new ArrayList<>();
+        try (ResultSet row = select.executeQuery()) {
+            while (row.next()) {
+                views.add(new ActionView(row.getObject("id", UUID.class), row.getString("action"),
+                        row.getString("state"), rows.object("filter", row), row.getLong("total"),
+                        row.getLong("looked_at"), row.getLong("changed"), row.getLong("over_quota"),
+                        row.getString("requested_by"), instant(row, "requested_at"), instant(row, "finished_at")));
+            }
+        }
+        return views;
+    }
+
+    /** The filter as stored: its fields that are set, statuses sorted, so that equal filters are equal JSON. */
+    static ObjectNode canonical(TaskFilter filter) {
+        ObjectNode json = JsonNodeFactory.instance.objectNode();
+        if (filter.owner() != null) {
+            json.put("owner", filter.owner());
+        }
+        if (filter.statuses() != null) {
+            ArrayNode statuses = json.putArray("statuses");
+            filter.statuses().stream().map(TaskStatus::name).sorted().forEach(statuses::add);
+        }
+        if (filter.type() != null) {
+            json.put("type", filter.type());
+        }
+        if (filter.batch() != null) {
+            json.put("batch", filter.batch().toString());
+        }
+        if (filter.createdAfter() != null) {
+            json.put("createdAfter", filter.createdAfter().toString());
+        }
+        if (filter.createdBefore() != null) {
+            json.put("createdBefore", filter.createdBefore().toString());
+        }
+        if (filter.error() != null) {
+            json.put("error", filter.error());
+        }
+        if (filter.text() != null) {
+            json.put("text", filter.text());
+        }
+        return json;
+    }
+
+    private static TaskFilter filter(ObjectNode json) {
+        Set<TaskStatus> statuses = EnumSet.noneOf(TaskStatus.class);
+        json.path("statuses").forEach(status -> statuses.add(TaskStatus.valueOf(status.asText())));
+        return new TaskFilter(text(json, "owner"), statuses, text(json, "type"),
+                json.has("batch") ? UUID.fromString(json.get("batch").asText()) : null,
+                json.has("createdAfter") ? Instant.parse(json.get("createdAfter").asText()) : null,
+                json.has("createdBefore") ? Instant.parse(json.get("createdBefore").asText()) : null,
+                text(json, "error"), text(json, "text"));
+    }
+
+    private static String text(JsonNode json, String field) {
+        return json.has(field) ? json.get(field).asText() : null;
+    }
+
+    private static Instant instant(ResultSet row, String column) throws SQLException {
+        Timestamp value = row.getTimestamp(column);
+        return value == null ? null : value.toInstant();
+    }
+}
