@@ -58,14 +58,9 @@ public class TaskActionResource {
     @Operation(operationId = "startBulkAction", summary = "Cancel or retry every task a filter matches, in batches")
     public Response start(@PathParam("action") String action,
             @NotNull(message = "a JSON object with the filters; {} for all") ActionRequest body, UriInfo uri) {
-        BulkAction bulk = Arrays.stream(BulkAction.values()).filter(known -> known.key().equals(action)).findFirst()
-                .orElseThrow(() -> Problems.of(Status.NOT_FOUND, "no bulk action '" + action + "': cancel or retry"));
-        TaskFilter filter = FilterParams.filter(body.status(), body.type(), body.owner(), body.batch(),
-                body.createdAfter(), body.createdBefore(), body.error(), body.text(), "body");
-        if (filter.statuses() != null && !bulk.from().containsAll(filter.statuses())) {
-            throw Problems.about("status", Status.BAD_REQUEST, "a " + action + " moves tasks that are "
-                    + bulk.from().stream().map(Enum::name).sorted().toList() + ", not " + body.status());
-        }
+        BulkAction bulk = bulkAction(action, "path");
+        TaskFilter filter = forAction(bulk, FilterParams.filter(body.status(), body.type(), body.owner(), body.batch(),
+                body.createdAfter(), body.createdBefore(), body.error(), body.text(), "body"), "body");
         KeyOwner caller = KeyOwner.of(identity);
         TaskActions.Requested requested = actions.request(bulk, caller.scope(), filter, caller.name());
         ActionView view = requested.action();
@@ -81,6 +76,24 @@ public class TaskActionResource {
     public ActionView get(@PathParam("id") String id) {
         UUID actionId = CanonicalIds.parse(id).orElseThrow(() -> notFound(id));
         return actions.find(actionId, KeyOwner.of(identity).scope()).orElseThrow(() -> notFound(id));
+    }
+
+    /** The bulk action named {@code action}: 404 in a path, 400 in a query. */
+    static BulkAction bulkAction(String action, String in) {
+        return Arrays.stream(BulkAction.values()).filter(known -> known.key().equals(action)).findFirst()
+                .orElseThrow(() -> in.equals("path")
+                        ? Problems.of(Status.NOT_FOUND, "no bulk action '" + action + "': cancel or retry")
+                        : Problems.invalid(in, "action", "must be cancel or retry, not '" + action + "'"));
+    }
+
+    /** {@code filter} narrowed to the statuses {@code action} moves from; 400 if it names another. */
+    static TaskFilter forAction(BulkAction action, TaskFilter filter, String in) {
+        if (filter.statuses() != null && !action.from().containsAll(filter.statuses())) {
+            throw Problems.invalid(in, "status", "a " + action.key() + " moves tasks that are "
+                    + action.from().stream().map(Enum::name).sorted().toList() + ", not "
+                    + filter.statuses().iterator().next());
+        }
+        return filter.within(action.from());
     }
 
     private static ProblemException notFound(String id) {

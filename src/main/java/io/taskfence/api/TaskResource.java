@@ -50,6 +50,7 @@ import io.taskfence.api.problem.Problems;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskCancelled;
 import io.taskfence.task.TaskEvent;
+import io.taskfence.task.TaskFilter;
 import io.taskfence.task.TaskField;
 import io.taskfence.task.TaskHistory;
 import io.taskfence.task.TaskPage;
@@ -345,13 +346,20 @@ public class TaskResource {
         return queries.page(caller().scope(), filter.filter(), limit(limit), after, fields(fields));
     }
 
-    /** How many tasks the listing's filters let through, as a bulk action on them would take. */
+    /**
+     * How many tasks the listing's filters let through; with {@code action} ({@code cancel} or {@code retry}), how
+     * many of those a bulk action would take (the ones in a status it moves from), as its confirmation shows.
+     */
     @GET
     @Path("/count")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "countTasks", summary = "How many tasks match the listing's filters")
-    public TaskCount count(@BeanParam FilterParams filter) {
-        return new TaskCount(queries.count(caller().scope(), filter.filter()));
+    public TaskCount count(@BeanParam FilterParams filter, @QueryParam("action") String action) {
+        TaskFilter chosen = filter.filter();
+        if (action != null) {
+            chosen = TaskActionResource.forAction(TaskActionResource.bulkAction(action, "query"), chosen, "query");
+        }
+        return new TaskCount(queries.count(caller().scope(), chosen));
     }
 
     /** The answer of {@code GET /api/v1/tasks/count}. */

@@ -1,6 +1,8 @@
-// Tasks: GET /api/v1/tasks with the filters in the page's address (#/tasks?status=&type=&owner=&batch=&limit=&after=),
-// newest first, a page at a time through the listing's `next` cursor. The listing carries no payload or result.
-import { get, query, session } from './api.js';
+// Tasks: GET /api/v1/tasks with the filters in the page's address
+// (#/tasks?status=&type=&owner=&batch=&text=&limit=&after=), newest first, a page at a time through the listing's
+// `next` cursor. The listing carries no payload or result. "Cancel all" and "Retry all" act on every task the
+// filters match (POST /api/v1/tasks/actions/{action}) once a confirmation has shown how many that is.
+import { get, post, query, session } from './api.js';
 import { STATUSES, fill, h, message, time } from './dom.js';
 
 const PAGE_SIZES = ['10', '20', '50', '100'];
@@ -13,6 +15,7 @@ export function render(main, parameters) {
     type: parameters.get('type') || '',
     owner: session.isAdmin() ? parameters.get('owner') || '' : '',
     batch: parameters.get('batch') || '',
+    text: parameters.get('text') || '',
     limit: PAGE_SIZES.includes(parameters.get('limit')) ? parameters.get('limit') : '20',
   };
   const after = parameters.get('after') || '';
@@ -25,7 +28,8 @@ export function render(main, parameters) {
     event.preventDefault();
     const data = new FormData(form);
     location.hash = `#/tasks${query({ status: data.get('status'), type: data.get('type').trim(),
-      owner: (data.get('owner') || '').trim(), batch: data.get('batch').trim(), limit: data.get('limit') })}`;
+      owner: (data.get('owner') || '').trim(), batch: data.get('batch').trim(), text: data.get('text').trim(),
+      limit: data.get('limit') })}`;
   } },
   field('filter-status', 'Status', h('select', { id: 'filter-status', name: 'status' },
     h('option', { value: '' }, 'any'),
@@ -34,6 +38,8 @@ export function render(main, parameters) {
     autocomplete: 'off', spellcheck: 'false' })),
   session.isAdmin() ? field('filter-owner', 'Key name (owner)', h('input', { id: 'filter-owner', name: 'owner',
     value: filters.owner, placeholder: 'any', autocomplete: 'off', spellcheck: 'false' })) : null,
+  field('filter-text', 'Payload or error contains', h('input', { id: 'filter-text', name: 'text', value: filters.text,
+    placeholder: 'any', autocomplete: 'off', spellcheck: 'false' })),
   field('filter-batch', 'Batch', h('input', { id: 'filter-batch', name: 'batch', value: filters.batch, placeholder: 'any',
     autocomplete: 'off', spellcheck: 'false' })),
   field('filter-limit', 'Per page', h('select', { id: 'filter-limit', name: 'limit' },
@@ -43,7 +49,7 @@ export function render(main, parameters) {
   const listing = h('div', { id: 'task-list', 'aria-live': 'polite', 'aria-busy': 'true' }, 'Loading…');
   fill(main, h('h1', {}, 'Tasks'),
     session.isAdmin() ? null : h('p', { class: 'help' }, 'A submit key sees the tasks it submitted.'),
-    form, listing);
+    form, bulkActions(filters), listing);
 
   let stopped = false;
   get(`/tasks${query({ ...filters, after })}`).then((page) => {
@@ -61,6 +67,66 @@ export function render(main, parameters) {
   return () => {
     stopped = true;
   };
+}
+
+const BULK = {
+  cancel: { button: 'Cancel all matching…', verb: 'Cancel', done: 'cancelled', from: 'unfinished' },
+  retry: { button: 'Retry all matching…', verb: 'Retry', done: 'retried', from: 'DEAD or CANCELLED' },
+};
+
+/** The bulk actions on the filters' tasks: a count to confirm, then the action's progress until it is done. */
+function bulkActions(filters) {
+  const { limit, ...chosen } = filters;
+  const panel = h('div', { id: 'bulk-panel', 'aria-live': 'polite' });
+  const start = (action) => async () => {
+    fill(panel, message('info', 'Counting the tasks that match…'));
+    try {
+      const { count } = await get(`/tasks/count${query({ ...chosen, action })}`);
+      if (count === 0) {
+        fill(panel, message('info', `No ${BULK[action].from} task matches these filters: nothing to ${action}.`));
+        return;
+      }
+      const confirm = h('button', { type: 'button', id: 'bulk-confirm', class: action === 'cancel' ? 'danger' : '',
+        onclick: () => run(action, count) }, `${BULK[action].verb} ${count} task${count === 1 ? '' : 's'}`);
+      fill(panel, h('div', { class: 'confirm', role: 'alertdialog', 'aria-labelledby': 'bulk-question' },
+        h('p', { id: 'bulk-question' }, `${count} ${BULK[action].from} task${count === 1 ? '' : 's'} match these `
+          + `filters${describe(chosen)}. ${BULK[action].verb} ${count === 1 ? 'it' : 'all of them'}?`),
+        h('div', { class: 'actions' }, confirm,
+          h('button', { type: 'button', id: 'bulk-keep', class: 'secondary', onclick: () => fill(panel) }, 'Keep them'))));
+      confirm.focus();
+    } catch (refused) {
+      fill(panel, message('problem', `Could not count the tasks (${refused.status}): ${refused.message}`));
+    }
+  };
+  const run = async (action, count) => {
+    fill(panel, message('info', `${BULK[action].verb}: starting…`));
+    try {
+      const body = Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== ''));
+      let progress = await post(`/tasks/actions/${action}`, body);
+      while (progress.state !== 'DONE') {
+        fill(panel, h('p', { id: 'bulk-progress', class: 'info', role: 'status' },
+          `${BULK[action].verb}: ${progress.lookedAt} of about ${progress.total} looked at, ${progress.changed} `
+            + `${BULK[action].done}…`));
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        progress = await get(`/tasks/actions/${progress.id}`);
+      }
+      fill(panel, h('p', { id: 'bulk-progress', class: 'done', role: 'status' },
+        `Done: ${progress.changed} of ${progress.lookedAt} task${progress.lookedAt === 1 ? '' : 's'} ${BULK[action].done}`
+          + (progress.overQuota ? `, ${progress.overQuota} left for their key's quota.` : '.')));
+    } catch (refused) {
+      fill(panel, message('problem', `${BULK[action].verb} refused (${refused.status}): ${refused.message}`));
+    }
+  };
+  return h('section', { class: 'bulk', 'aria-label': 'Act on every matching task' },
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', id: 'bulk-cancel', class: 'secondary', onclick: start('cancel') }, BULK.cancel.button),
+      h('button', { type: 'button', id: 'bulk-retry', class: 'secondary', onclick: start('retry') }, BULK.retry.button)),
+    panel);
+}
+
+function describe(chosen) {
+  const named = Object.entries(chosen).filter(([, value]) => value !== '').map(([name, value]) => `${name} ${value}`);
+  return named.length ? ` (${named.join(', ')})` : ' (none: every task you can see)';
 }
 
 function field(id, label, control) {

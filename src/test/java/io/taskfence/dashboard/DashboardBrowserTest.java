@@ -307,6 +307,50 @@ class DashboardBrowserTest {
         assertEquals("DEAD", browser.findElement(By.cssSelector("#tasks tbody tr")).getAttribute("data-status"));
     }
 
+    /**
+     * A tenant searches its DEAD tasks by the text of their payloads, is told how many a bulk retry would take, confirms,
+     * and follows the action to its end; only the matching tasks were retried, each once.
+     */
+    @Test
+    void aSubmitKeySearchesItsDeadTasksAndRetriesAllThatMatchOnceConfirmed() {
+        String marker = "nightly-" + UUID.randomUUID().toString().substring(0, 8);
+        List<String> matching = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            matching.add(submit(ApiKeysForTests.SUBMIT_KEY,
+                    "{\"type\":\"flaky\",\"payload\":{\"failTimes\":9,\"job\":\"" + marker + "\"},\"maxAttempts\":1}"));
+        }
+        String other = submit(ApiKeysForTests.SUBMIT_KEY, "{\"type\":\"flaky\",\"payload\":{\"failTimes\":9},\"maxAttempts\":1}");
+        List<String> all = new ArrayList<>(matching);
+        all.add(other);
+        wait.until(ignored -> all.stream().allMatch(id -> "DEAD".equals(status(id))));
+
+        signIn(ApiKeysForTests.SUBMIT_KEY);
+        browser.findElement(By.linkText("Tasks")).click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("apply-filters")));
+        new Select(browser.findElement(By.id("filter-status"))).selectByValue("DEAD");
+        replace(By.id("filter-text"), marker);
+        browser.findElement(By.id("apply-filters")).click();
+        wait.until(ignored -> new HashSet<>(listedIds()).equals(new HashSet<>(matching)));
+
+        browser.findElement(By.id("bulk-retry")).click();
+        WebElement confirm = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("bulk-confirm")));
+        assertEquals("Retry 6 tasks", confirm.getText());
+        assertTrue(text("bulk-question").startsWith("6 DEAD or CANCELLED tasks match these filters (status DEAD, text "
+                + marker + ")"), text("bulk-question"));
+        chromium.screenshot("tasks-bulk-confirm");
+        confirm.click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("bulk-progress"), "Done: 6 of 6 tasks retried"));
+        chromium.screenshot("tasks-bulk-done");
+
+        for (String id : matching) {
+            assertEquals(1, as(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/{id}/events", id).then().statusCode(200)
+                    .extract().jsonPath().getList("items.findAll { it.from == 'DEAD' && it.to == 'PENDING' }").size(),
+                    "task " + id + " was retried once");
+        }
+        assertEquals(0, as(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/{id}/events", other).then().statusCode(200)
+                .extract().jsonPath().getList("items.findAll { it.from == 'DEAD' }").size(), "the other task was not");
+    }
+
     // ---- helpers
 
     private void signIn(String key) {

@@ -149,7 +149,12 @@ class TaskActionsTest {
         start("delete", "{}", ApiKeysForTests.SUBMIT_KEY).statusCode(404).contentType("application/problem+json")
                 .body("detail", containsString("cancel or retry"));
         start("retry", "{\"status\":\"PENDING\"}", ApiKeysForTests.SUBMIT_KEY).statusCode(400)
-                .body("field", equalTo("status")).body("detail", containsString("[CANCELLED, DEAD]"));
+                .body("violations[0].field", equalTo("status"))
+                .body("violations[0].message", containsString("[CANCELLED, DEAD]"));
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).queryParam("action", "retry").queryParam("text", marker)
+                .get("/api/v1/tasks/count").then().statusCode(200).body("count", equalTo(0));
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).queryParam("action", "purge").get("/api/v1/tasks/count").then()
+                .statusCode(400).body("violations[0].field", equalTo("action"));
         start("retry", "{\"createdAfter\":\"yesterday\"}", ApiKeysForTests.SUBMIT_KEY).statusCode(400)
                 .body("violations[0].field", equalTo("createdAfter"));
         start("retry", "{\"stauts\":\"DEAD\"}", ApiKeysForTests.SUBMIT_KEY).statusCode(400).body("field", equalTo("stauts"));
