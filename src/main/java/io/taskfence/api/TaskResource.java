@@ -382,8 +382,11 @@ public class TaskResource {
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "retryTask", summary = "Run a DEAD or CANCELLED task again")
     public Task retry(@PathParam("id") String id) {
-        Task retried = retries.retry(taskId(id), caller().scope())
-                .orElseThrow(() -> refused(id, "retry", "DEAD or CANCELLED"));
+        Task retried = retries.retry(taskId(id), caller().scope()).orElseThrow(() -> batchViews.incompleteWithThen(taskId(id))
+                .map(batch -> Problems.of(Status.CONFLICT, "cannot retry task " + id + ": it is the then task of batch "
+                        + batch + ", which has not completed; retry it once the batch is COMPLETE, and it runs with "
+                        + "the batch's outcome"))
+                .orElseGet(() -> refused(id, "retry", "DEAD or CANCELLED")));
         due.fire(new TasksBecameDue());
         return retried;
     }

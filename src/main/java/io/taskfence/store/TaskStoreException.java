@@ -45,6 +45,11 @@ public final class TaskStoreException extends RuntimeException {
         return outcomeUnknown;
     }
 
+    /** Whether PostgreSQL ended the transaction to break a deadlock (SQLState 40P01): nothing of it was written. */
+    public boolean deadlock() {
+        return getCause() instanceof SQLException failure && "40P01".equals(failure.getSQLState());
+    }
+
     /**
      * What PostgreSQL said when it refused a value it was given (e.g. "value overflows numeric format"),
      * without the statement or the value; empty when it failed for another reason (not reachable, a

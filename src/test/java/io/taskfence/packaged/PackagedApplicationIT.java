@@ -74,7 +74,7 @@ class PackagedApplicationIT {
                 .body("{\"type\":\"" + type + "\",\"payload\":{}}").post("/api/v1/tasks").then()
                 .statusCode(422).contentType("application/problem+json")
                 .body("detail", allOf(containsString("no handler for task type '" + type + "'"),
-                        containsString("registered types: [archive, http, noop, ocr, resize, thumbnail, transcode]")));
+                        containsString("registered types: [archive, callback, http, noop, ocr, resize, thumbnail, transcode]")));
         given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).queryParam("type", type).get("/api/v1/tasks").then()
                 .statusCode(200).body("items", empty());
     }

@@ -151,16 +151,10 @@ final class ClusterChecks {
         return counts;
     }
 
+    /** The first column of the first row, as a number (0 for null). */
     static long count(ReplicaCluster cluster, String sql, Object... parameters) throws SQLException {
-        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                query.setObject(i + 1, parameters[i]);
-            }
-            try (ResultSet row = query.executeQuery()) {
-                row.next();
-                return row.getLong(1);
-            }
-        }
+        String value = text(cluster, sql, parameters);
+        return value == null ? 0 : Long.parseLong(value);
     }
 
     /** The first column of the first row, as text. */

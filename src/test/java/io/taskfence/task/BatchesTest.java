@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasKey;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -221,6 +222,36 @@ class BatchesTest {
         transitions.complete(claim(item), JsonNodeFactory.instance.objectNode());
         completions.foldAndComplete(fence, 10_000);
         getBatch(batch).body("status", equalTo("COMPLETE")).body("succeeded", equalTo(1)).body("dead", equalTo(0));
+    }
+
+    /** Cancelled while it waits, the then task is not run by the batch, and may be retried only once it is complete. */
+    @Test
+    void aThenTaskCancelledWhileItWaitsIsRetriedOnlyOnceItsBatchIsCompleteAndThenHasTheOutcome() {
+        ValidatableResponse answer = batch("{\"tasks\":[" + noops(1) + "],\"then\":" + THEN + "}").statusCode(200);
+        String batch = answer.extract().path("batch.id");
+        String then = answer.extract().path("batch.thenTaskId");
+        UUID item = UUID.fromString(answer.extract().path("items[0].task.id"));
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + then + "/cancel").then().statusCode(200);
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + then + "/retry").then().statusCode(409)
+                .body("detail", containsString("it is the then task of batch " + batch + ", which has not completed"));
+
+        fixtures.enqueue(List.of(item));
+        assertTrue(transitions.complete(claim(item), JsonNodeFactory.instance.objectNode()));
+        assertEquals(new BatchCompletions.Run(1, 1, 0), completions.foldAndComplete(fence, 10_000));
+        Task cancelled = queries.find(UUID.fromString(then)).orElseThrow();
+        assertEquals(TaskStatus.CANCELLED, cancelled.status());
+        assertEquals(1, cancelled.payload().path("batch").path("succeeded").asInt(), "the outcome is there for a retry");
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + then + "/retry").then().statusCode(200)
+                .body("status", equalTo("PENDING"));
+    }
+
+    /** A request whose every task is refused by the database's checks makes no batch, nor a then task. */
+    @Test
+    void aRequestThatStoresNoTaskMakesNoBatch() {
+        long before = Sql.count(db, "select count(*) from batches");
+        batch("{\"tasks\":[{\"type\":\"noop\",\"payload\":{},\"dependsOn\":[\"" + UUID.randomUUID() + "\"]}],"
+                + "\"then\":" + THEN + "}").statusCode(200).body("refused", equalTo(1)).body("$", not(hasKey("batch")));
+        assertEquals(before, Sql.count(db, "select count(*) from batches"));
     }
 
     @Test

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * The packaged application ({@code target/quarkus-app/quarkus-run.jar}, built by {@code mvnw package}) run
@@ -112,16 +113,34 @@ public final class PackagedService implements AutoCloseable {
         }
     }
 
-    /** Waits until {@code path} answers {@code status}; fails if the process exits or {@code atMost} passes. */
+    /**
+     * Waits until {@code path} answers {@code status}, from this process: its log says it listens on its ports (with
+     * tests running beside each other, a port found free may be taken by another process before this one binds it,
+     * and that one would answer). Fails if the process exits ({@link PortTakenException} if a port was taken) or
+     * {@code atMost} passes.
+     */
     public void awaitStatus(String path, int status, Duration atMost) {
+        Pattern listening = Pattern.compile("Listening on: https?://[^ ]+:" + port
+                + "\\. Management interface listening on https?://[^ ]+:" + managementPort + "\\.");
         await(id + ": " + path + " answers " + status + " (see " + log + ")").atMost(atMost)
                 .pollInterval(Duration.ofMillis(200))
                 .until(() -> {
                     if (!process.isAlive()) {
+                        process.waitFor();
+                        if (output().contains("seems to be in use by another process")) {
+                            throw new PortTakenException(id + ": a port of its was taken before it could bind it; see " + log);
+                        }
                         throw new IllegalStateException(id + " exited (" + process.exitValue() + "); see " + log);
                     }
-                    return status(path);
+                    return listening.matcher(output()).find() ? status(path) : -1;
                 }, answered -> answered == status);
+    }
+
+    /** A replica that could not start because another process took one of its ports first: start it again. */
+    public static final class PortTakenException extends IllegalStateException {
+        PortTakenException(String message) {
+            super(message);
+        }
     }
 
     /** Sends {@code signal} (e.g. STOP, CONT, KILL, TERM) to the process. */

@@ -136,16 +136,16 @@ public final class ReplicaCluster implements AutoCloseable {
                 cluster.restorePostgres();
             }
             // The first replica migrates the schema; the audit trigger goes onto the migrated table.
-            cluster.launch(0).awaitStatus("/q/health/ready", 200, START_TIMEOUT);
+            cluster.launch(0);
+            cluster.awaitReady(0);
             if (audited) {
                 cluster.installAudit();
             }
-            List<PackagedService> others = new ArrayList<>();
             for (int i = 1; i < count; i++) {
-                others.add(cluster.launch(i));
+                cluster.launch(i);
             }
-            for (PackagedService replica : others) {
-                replica.awaitStatus("/q/health/ready", 200, START_TIMEOUT);
+            for (int i = 1; i < count; i++) {
+                cluster.awaitReady(i);
             }
             return cluster;
         } catch (Exception | Error e) {
@@ -307,6 +307,23 @@ public final class ReplicaCluster implements AutoCloseable {
         PackagedService replica = PackagedService.start(id, environment(), dir.resolve(id + ".log"));
         replicas.add(replica);
         return replica;
+    }
+
+    /** Waits until replica {@code index} is ready; started again on other ports (twice at most) if one was taken. */
+    private void awaitReady(int index) throws IOException {
+        for (int attempt = 1;; attempt++) {
+            PackagedService replica = replicas.get(index);
+            try {
+                replica.awaitStatus("/q/health/ready", 200, START_TIMEOUT);
+                return;
+            } catch (PackagedService.PortTakenException taken) {
+                if (attempt == 3) {
+                    throw taken;
+                }
+                replicas.set(index, PackagedService.start(replica.id(), environment(),
+                        dir.resolve(replica.id() + "-port-" + attempt + ".log")));
+            }
+        }
     }
 
     private Map<String, String> environment() {

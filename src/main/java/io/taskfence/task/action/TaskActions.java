@@ -24,6 +24,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.TaskDatabase;
+import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.TaskCancelled;
 import io.taskfence.task.TaskFilter;
 import io.taskfence.task.TaskQueries;
@@ -81,32 +82,38 @@ public class TaskActions {
         TaskFilter narrowed = filter.within(action.from());
         long total = queries.count(scope, narrowed);
         ObjectNode canonical = canonical(narrowed);
-        return database.inTransaction(connection -> {
-            try (PreparedStatement insert = connection.prepareStatement("insert into task_actions (id, action, "
-                    + "scope_owner, filter, requested_by, state, total) values (?, ?, ?, ?::jsonb, ?, 'RUNNING', ?) "
-                    + "on conflict (action, coalesce(scope_owner, ''), filter) where state = 'RUNNING' do nothing "
-                    + "returning " + COLUMNS)) {
-                insert.setObject(1, UUID.randomUUID());
-                insert.setString(2, action.key());
-                insert.setString(3, scope.owner());
-                insert.setString(4, canonical.toString());
-                insert.setString(5, requestedBy);
-                insert.setLong(6, total);
-                Optional<ActionView> started = views(insert).stream().findFirst();
-                if (started.isPresent()) {
-                    return new Requested(started.get(), true);
+        // The insert gives way only to a running action that has committed, which the select then sees, unless it
+        // has finished meanwhile: then the insert is tried again.
+        for (int attempt = 1;; attempt++) {
+            Optional<Requested> requested = database.inTransaction(connection -> {
+                try (PreparedStatement insert = connection.prepareStatement("insert into task_actions (id, action, "
+                        + "scope_owner, filter, requested_by, state, total) values (?, ?, ?, ?::jsonb, ?, 'RUNNING', ?) "
+                        + "on conflict (action, coalesce(scope_owner, ''), filter) where state = 'RUNNING' do nothing "
+                        + "returning " + COLUMNS)) {
+                    insert.setObject(1, UUID.randomUUID());
+                    insert.setString(2, action.key());
+                    insert.setString(3, scope.owner());
+                    insert.setString(4, canonical.toString());
+                    insert.setString(5, requestedBy);
+                    insert.setLong(6, total);
+                    Optional<ActionView> started = views(insert).stream().findFirst();
+                    if (started.isPresent()) {
+                        return Optional.of(new Requested(started.get(), true));
+                    }
                 }
+                try (PreparedStatement running = connection.prepareStatement("select " + COLUMNS
+                        + " from task_actions where action = ? and coalesce(scope_owner, '') = coalesce(?, '') "
+                        + "and filter = ?::jsonb and state = 'RUNNING'")) {
+                    running.setString(1, action.key());
+                    running.setString(2, scope.owner());
+                    running.setString(3, canonical.toString());
+                    return views(running).stream().findFirst().map(view -> new Requested(view, false));
+                }
+            });
+            if (requested.isPresent() || attempt == 3) {
+                return requested.orElseThrow(() -> new IllegalStateException("an identical action kept finishing"));
             }
-            // The running one committed before the insert gave way to it, so it is seen now.
-            try (PreparedStatement running = connection.prepareStatement("select " + COLUMNS + " from task_actions "
-                    + "where action = ? and coalesce(scope_owner, '') = coalesce(?, '') and filter = ?::jsonb "
-                    + "and state = 'RUNNING'")) {
-                running.setString(1, action.key());
-                running.setString(2, scope.owner());
-                running.setString(3, canonical.toString());
-                return new Requested(views(running).getFirst(), false);
-            }
-        });
+        }
     }
 
     /** The action, if it exists and was asked for in {@code scope} (an admin's scope sees all). */
@@ -146,6 +153,21 @@ public class TaskActions {
      * @throws io.taskfence.store.StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     public boolean step(FenceToken fence, UUID id, int batchSize) {
+        for (int attempt = 1;; attempt++) {
+            try {
+                return stepOnce(fence, id, batchSize);
+            } catch (TaskStoreException e) {
+                // A bulk cancel ends many tasks at once, as a worker's success batch does; their triggers lock the
+                // dependents of the tasks they end, and two such statements can lock shared ones in opposite
+                // orders. PostgreSQL then rolls one back whole: this batch is simply done again.
+                if (!e.deadlock() || attempt == 3) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private boolean stepOnce(FenceToken fence, UUID id, int batchSize) {
         List<OperatorControls.Cancelled> cancelled = new ArrayList<>();
         List<TransitionMeters.Moved> retried = new ArrayList<>();
         boolean more = database.fenced(fence, connection -> {

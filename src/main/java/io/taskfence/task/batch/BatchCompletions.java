@@ -20,7 +20,8 @@ import io.taskfence.task.transition.TransitionMeters;
  * completes each closed batch whose items have all ended and none of whose ends is left to fold, releasing its then
  * task (WAITING → PENDING) with the batch's outcome in its payload. A batch completes once: {@code completed_at} is
  * set by the statement that releases the then task, conditionally on it being null, and the then task moves only
- * from WAITING (a then task cancelled meanwhile stays CANCELLED).
+ * from WAITING. A then task cancelled meanwhile stays CANCELLED, with the outcome in its payload all the same: retried
+ * (only now, Retries), it runs with it.
  */
 @ApplicationScoped
 public class BatchCompletions {
@@ -43,14 +44,17 @@ public class BatchCompletions {
             + "where completed_at is null and not open and succeeded + dead + cancelled >= items "
             + "and not exists (select 1 from batch_item_ends e where e.batch_id = b.id) "
             + "returning id, then_task_id, items, succeeded, dead, cancelled), "
-            + "released as (update tasks t set status = 'PENDING', updated_at = now(), "
+            + "released as (update tasks t set status = case when t.status = 'WAITING' then 'PENDING' else t.status end, "
+            + "updated_at = case when t.status = 'WAITING' then now() else t.updated_at end, "
             + "payload = t.payload || jsonb_build_object('batch', jsonb_build_object('id', done.id, "
             + "'items', done.items, 'succeeded', done.succeeded, 'dead', done.dead, 'cancelled', done.cancelled, "
             + "'failed', coalesce((select jsonb_agg(f.id order by f.id) from (select f.id from tasks f "
             + "where f.batch_id = done.id and f.status in ('DEAD', 'CANCELLED') order by f.id limit "
             + MOST_FAILED_NAMED + ") f), '[]'::jsonb))) "
-            + "from done where t.id = done.then_task_id and t.status = 'WAITING' returning t.type) "
-            + "select (select count(*) from done), type from (select 1) one left join released on true";
+            + "from done where t.id = done.then_task_id and t.status in ('WAITING', 'CANCELLED') "
+            + "returning t.type, t.status) "
+            + "select (select count(*) from done), type from (select 1) one "
+            + "left join released on released.status = 'PENDING'";
 
     private final TaskDatabase database;
     private final TransitionMeters meters;

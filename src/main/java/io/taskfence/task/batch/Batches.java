@@ -50,6 +50,19 @@ public class Batches {
         return database.inConnection(connection -> first(connection, id, scope));
     }
 
+    /** The batch that has not completed whose then task is {@code task}, if there is one. */
+    public Optional<UUID> incompleteWithThen(UUID task) {
+        return database.inConnection(connection -> {
+            try (PreparedStatement select = connection.prepareStatement("select id from batches "
+                    + "where then_task_id = ? and completed_at is null")) {
+                select.setObject(1, task);
+                try (ResultSet row = select.executeQuery()) {
+                    return row.next() ? Optional.of(row.getObject(1, UUID.class)) : Optional.empty();
+                }
+            }
+        });
+    }
+
     /** The batches in {@code scope}, newest first, at most {@code limit}. */
     public List<BatchView> newest(TaskScope scope, int limit) {
         return database.inConnection(connection -> {

@@ -22,8 +22,8 @@ final class BatchMembership {
         this.rows = rows;
     }
 
-    /** A batch as locked by {@link #join}: whether it is open. */
-    record Joined(UUID id, boolean open) {
+    /** A batch as locked by {@link #join}: whether it is open, and whether this submission made it. */
+    record Joined(UUID id, boolean open, boolean made) {
     }
 
     /**
@@ -46,7 +46,7 @@ final class BatchMembership {
                 }
                 UUID id = UUID.randomUUID();
                 if (insertThen(connection, made.then(), id)) {
-                    yield new Joined(id, true);
+                    yield new Joined(id, true, true);
                 }
                 // A concurrent submission with the same key inserted it first, and has committed since.
                 yield lockedByThenKey(connection, made.then()).orElseThrow();
@@ -54,13 +54,16 @@ final class BatchMembership {
         };
     }
 
-    /** {@code added} tasks joined the batch; it stays open only if the plan says so. */
+    /**
+     * {@code added} tasks joined the batch; it stays open only if the plan says so. A request that added none leaves
+     * the batch as it is (sent again, it was made before, and its tasks joined then).
+     */
     void added(Connection connection, Joined batch, int added, boolean open) throws SQLException {
+        if (added == 0) {
+            return;
+        }
         if (!batch.open()) {
-            if (added > 0) {
-                throw BatchRefusedException.closed(batch.id());
-            }
-            return; // the request was made before, and its tasks joined then
+            throw BatchRefusedException.closed(batch.id());
         }
         try (PreparedStatement update = connection.prepareStatement("update batches set items = items + ?, open = ?, "
                 + "closed_at = case when ? then null else now() end where id = ?")) {
@@ -106,7 +109,7 @@ final class BatchMembership {
 
     private static Optional<Joined> joined(PreparedStatement select) throws SQLException {
         try (ResultSet row = select.executeQuery()) {
-            return row.next() ? Optional.of(new Joined(row.getObject(1, UUID.class), row.getBoolean(2)))
+            return row.next() ? Optional.of(new Joined(row.getObject(1, UUID.class), row.getBoolean(2), false))
                     : Optional.empty();
         }
     }

@@ -30,6 +30,13 @@ import io.taskfence.task.transition.TransitionMeters;
 @ApplicationScoped
 public class Retries {
 
+    /**
+     * A batch's then task cancelled before its batch completed runs only once the batch does (DESIGN.md, "Batches"):
+     * retried, it would run at once, without the batch's outcome.
+     */
+    private static final String NOT_A_WAITING_THEN = "not exists (select 1 from batches b "
+            + "where b.then_task_id = tasks.id and b.completed_at is null)";
+
     private final TaskDatabase database;
     private final TaskRows rows;
     private final TransitionMeters meters;
@@ -47,13 +54,15 @@ public class Retries {
      * quota is counted under its lock first; the update re-checks the status, so a task retried meanwhile by
      * another request is retried once.
      *
-     * @return the task retried; empty if none in scope is DEAD or CANCELLED
+     * @return the task retried; empty if none in scope is DEAD or CANCELLED (or it is the then task of a batch that
+     *         has not completed)
      * @throws OverQuotaException if the owner has as many unfinished tasks as its quota allows; nothing changed
      */
     public Optional<Task> retry(UUID id, TaskScope scope) {
         Optional<Task> retried = database.inTransaction(connection -> {
             try (PreparedStatement owner = connection.prepareStatement("select owner from tasks where id = ? "
-                    + "and (?::text is null or owner = ?) and status in ('DEAD', 'CANCELLED')")) {
+                    + "and (?::text is null or owner = ?) and status in ('DEAD', 'CANCELLED') and "
+                    + NOT_A_WAITING_THEN)) {
                 owner.setObject(1, id);
                 owner.setString(2, scope.owner());
                 owner.setString(3, scope.owner());
@@ -73,8 +82,8 @@ public class Retries {
             }
             try (PreparedStatement retry = connection.prepareStatement("update tasks set status = 'PENDING', "
                     + "attempt = 0, run_at = now(), lease_until = null, worker = null, updated_at = now() "
-                    + "where id = ? and (?::text is null or owner = ?) and status in ('DEAD', 'CANCELLED') "
-                    + "returning " + TaskRows.COLUMNS)) {
+                    + "where id = ? and (?::text is null or owner = ?) and status in ('DEAD', 'CANCELLED') and "
+                    + NOT_A_WAITING_THEN + " returning " + TaskRows.COLUMNS)) {
                 retry.setObject(1, id);
                 retry.setString(2, scope.owner());
                 retry.setString(3, scope.owner());
@@ -119,7 +128,8 @@ public class Retries {
         List<UUID> within = new ArrayList<>();
         int overQuota = 0;
         try (PreparedStatement lock = connection.prepareStatement("select id, coalesce(owner, '') from tasks "
-                + "where id = any(?) and status in ('DEAD', 'CANCELLED') and updated_at <= ? order by id for update")) {
+                + "where id = any(?) and status in ('DEAD', 'CANCELLED') and updated_at <= ? and " + NOT_A_WAITING_THEN
+                + " order by id for update")) {
             lock.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
             lock.setTimestamp(2, Timestamp.from(unchangedSince));
             try (ResultSet row = lock.executeQuery()) {

@@ -105,6 +105,7 @@ public class Submissions {
             if (plan != null && Arrays.stream(quota).anyMatch(OverQuota.class::isInstance)) {
                 return null; // the batch's one owner is over its quota: nothing is stored
             }
+            Savepoint beforeBatch = plan == null ? null : connection.setSavepoint();
             BatchMembership.Joined joined = plan == null ? null
                     : batches.join(connection, plan, submitted.getFirst().owner());
             UUID batchId = joined == null ? null : joined.id();
@@ -125,6 +126,10 @@ public class Submissions {
                             .forEach(missed::add);
                 }
                 if (missed.isEmpty()) {
+                    if (joined != null && joined.made() && storedNow.isEmpty()) {
+                        connection.rollback(beforeBatch); // a batch of no task is not made, nor its then task
+                        return null;
+                    }
                     if (joined != null) {
                         batches.added(connection, joined, storedNow.size(), plan.open());
                     }

@@ -80,27 +80,31 @@ public class OperatorControls {
 
     /**
      * As {@link #cancel}, for those of {@code ids} that may still be cancelled and were created by
-     * {@code createdBy}, in the caller's transaction; rows locked in id order, as claims and successes lock them. The
-     * caller counts the moves, tells running handlers and fires {@link TasksEnded} once its transaction has committed
-     * ({@link #cancelled}).
+     * {@code createdBy}, in the caller's transaction. The tasks not WAITING are locked first, then the WAITING ones,
+     * each in id order: the order in which a transaction that ends a task locks rows (the task, then its WAITING
+     * dependents, DESIGN.md, "Dependencies"), as claims and successes do. A WAITING one whose dependency this cancel
+     * ended was cancelled by that end already. The caller counts the moves, tells running handlers and fires
+     * {@link TasksEnded} once its transaction has committed ({@link #cancelled}).
      */
     public List<Cancelled> cancelAll(Connection connection, List<UUID> ids, Instant createdBy) throws SQLException {
-        try (PreparedStatement cancel = connection.prepareStatement("with target as (select id as target_id, "
-                + "status as was from tasks where id = any(?) and created_at <= ? "
-                + "and status in ('WAITING', 'PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED') order by id for update) "
-                + "update tasks set status = 'CANCELLED', lease_until = null, worker = null, updated_at = now() "
-                + "from target where id = target_id returning id, type, was")) {
-            cancel.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
-            cancel.setTimestamp(2, Timestamp.from(createdBy));
-            List<Cancelled> cancelled = new ArrayList<>();
-            try (ResultSet row = cancel.executeQuery()) {
-                while (row.next()) {
-                    cancelled.add(new Cancelled(row.getObject(1, UUID.class), row.getString(2),
-                            TaskStatus.PROCESSING.name().equals(row.getString(3))));
+        List<Cancelled> cancelled = new ArrayList<>();
+        for (String statuses : List.of("'PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED'", "'WAITING'")) {
+            try (PreparedStatement cancel = connection.prepareStatement("with target as (select id as target_id, "
+                    + "status as was from tasks where id = any(?) and created_at <= ? and status in (" + statuses + ") "
+                    + "order by id for update) "
+                    + "update tasks set status = 'CANCELLED', lease_until = null, worker = null, updated_at = now() "
+                    + "from target where id = target_id returning id, type, was")) {
+                cancel.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+                cancel.setTimestamp(2, Timestamp.from(createdBy));
+                try (ResultSet row = cancel.executeQuery()) {
+                    while (row.next()) {
+                        cancelled.add(new Cancelled(row.getObject(1, UUID.class), row.getString(2),
+                                TaskStatus.PROCESSING.name().equals(row.getString(3))));
+                    }
                 }
             }
-            return cancelled;
         }
+        return cancelled;
     }
 
     /** Counts the tasks a bulk cancel moved, once its transaction has committed, and tells those who wait for them. */
