@@ -266,8 +266,10 @@ public interface TaskfenceConfig {
     }
 
     interface Retry {
-        /** Attempts of a task that names none. */
+        /** Attempts of a task that names none (and of a callback that names none): 1 to 100, as a task may ask. */
         @WithDefault("5")
+        @Min(1)
+        @Max(100)
         int maxAttempts();
 
         /** Backoff after the first failed attempt; it doubles each attempt, with full jitter. */
