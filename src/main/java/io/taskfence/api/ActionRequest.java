@@ -3,7 +3,7 @@ package io.taskfence.api;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
- * The body of {@code POST /api/v1/tasks/actions/{action}}: the listing's filters (DESIGN.md, "REST API", "Listing"),
+ * The body of {@code POST /api/v1/tasks/actions/cancel} and {@code .../retry}: the listing's filters (DESIGN.md, "REST API", "Listing"),
  * as JSON. An empty object matches every task the action can move.
  */
 @Schema(name = "ActionFilter")

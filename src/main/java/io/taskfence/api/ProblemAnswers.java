@@ -52,7 +52,6 @@ public final class ProblemAnswers implements OASFilter {
                     "429", "the key's request rate is spent (Retry-After), or the tasks to store would take it past "
                             + "its quota; nothing was stored")),
             Map.entry("countTasks", Map.of("400", "a query parameter is not valid; `violations` name it")),
-            Map.entry("startBulkAction", Map.of("404", "no such bulk action: cancel or retry")),
             Map.entry("getBulkAction", Map.of("404", "no such bulk action, or another key's")),
             Map.entry("listBatches", Map.of("400", "limit is not a whole number from 1 to 100; `violations` name it")),
             Map.entry("getBatch", Map.of("404", "no such batch, or another key's")),

@@ -1,15 +1,12 @@
 package io.taskfence.api;
 
 import java.util.Arrays;
-import java.util.UUID;
 
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
-import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
-import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -22,7 +19,6 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.Roles;
-import io.taskfence.api.problem.ProblemException;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.task.TaskFilter;
 import io.taskfence.task.action.ActionView;
@@ -31,13 +27,15 @@ import io.taskfence.task.action.TaskActions;
 
 /**
  * Bulk actions over REST (DESIGN.md, "Bulk actions"): cancel or retry every task a filter matches, answered at once
- * with the action, which the actions job then works through; its progress is read here. A submit key acts on its own
- * tasks and sees its own actions; another's answers 404, as one that does not exist.
+ * with the action, which the actions job then works through; its progress is read at {@link ActionProgressResource}.
+ * A submit key acts on its own tasks.
  */
 @Path("/api/v1/tasks/actions")
 @Produces(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "apiKey")
 public class TaskActionResource {
+
+    private static final String FILTERS = "a JSON object with the filters; {} for all";
 
     private final TaskActions actions;
     private final SecurityIdentity identity;
@@ -49,41 +47,43 @@ public class TaskActionResource {
 
     /**
      * 202 and the action started, or 200 and the identical one (same action, key scope and filter) that is running
-     * already: a request sent again while the first runs moves no task twice.
+     * already: a request sent again while the first runs moves no task twice. Its progress is at the answer's
+     * {@code Location}, {@code GET /api/v1/actions/{id}}.
      */
     @POST
-    @Path("/{action}")
+    @Path("/cancel")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
-    @Operation(operationId = "startBulkAction", summary = "Cancel or retry every task a filter matches, in batches")
-    public Response start(@PathParam("action") String action,
-            @NotNull(message = "a JSON object with the filters; {} for all") ActionRequest body, UriInfo uri) {
-        BulkAction bulk = bulkAction(action, "path");
+    @Operation(operationId = "cancelMatching", summary = "Cancel every unfinished task a filter matches, in batches")
+    public Response cancel(@NotNull(message = FILTERS) ActionRequest body, UriInfo uri) {
+        return start(BulkAction.CANCEL, body, uri);
+    }
+
+    /** As {@link #cancel}, for a retry of the DEAD and CANCELLED tasks a filter matches. */
+    @POST
+    @Path("/retry")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "retryMatching", summary = "Retry every DEAD or CANCELLED task a filter matches, in batches")
+    public Response retry(@NotNull(message = FILTERS) ActionRequest body, UriInfo uri) {
+        return start(BulkAction.RETRY, body, uri);
+    }
+
+    private Response start(BulkAction bulk, ActionRequest body, UriInfo uri) {
         TaskFilter filter = forAction(bulk, FilterParams.filter(body.status(), body.type(), body.owner(), body.batch(),
                 body.createdAfter(), body.createdBefore(), body.error(), body.text(), "body"), "body");
         KeyOwner caller = KeyOwner.of(identity);
         TaskActions.Requested requested = actions.request(bulk, caller.scope(), filter, caller.name());
         ActionView view = requested.action();
         return Response.status(requested.started() ? Status.ACCEPTED : Status.OK)
-                .location(uri.getBaseUriBuilder().path(TaskActionResource.class).path(view.id().toString()).build())
+                .location(uri.getBaseUriBuilder().path(ActionProgressResource.class).path(view.id().toString()).build())
                 .entity(view).build();
     }
 
-    @GET
-    @Path("/{id}")
-    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
-    @Operation(operationId = "getBulkAction", summary = "A bulk action's progress")
-    public ActionView get(@PathParam("id") String id) {
-        UUID actionId = CanonicalIds.parse(id).orElseThrow(() -> notFound(id));
-        return actions.find(actionId, KeyOwner.of(identity).scope()).orElseThrow(() -> notFound(id));
-    }
-
-    /** The bulk action named {@code action}: 404 in a path, 400 in a query. */
-    static BulkAction bulkAction(String action, String in) {
+    /** The bulk action named {@code action} in a query: 400 if it names none. */
+    static BulkAction bulkAction(String action) {
         return Arrays.stream(BulkAction.values()).filter(known -> known.key().equals(action)).findFirst()
-                .orElseThrow(() -> in.equals("path")
-                        ? Problems.of(Status.NOT_FOUND, "no bulk action '" + action + "': cancel or retry")
-                        : Problems.invalid(in, "action", "must be cancel or retry, not '" + action + "'"));
+                .orElseThrow(() -> Problems.invalid("query", "action", "must be cancel or retry, not '" + action + "'"));
     }
 
     /** {@code filter} narrowed to the statuses {@code action} moves from; 400 if it names another. */
@@ -94,9 +94,5 @@ public class TaskActionResource {
                     + filter.statuses().iterator().next());
         }
         return filter.within(action.from());
-    }
-
-    private static ProblemException notFound(String id) {
-        return Problems.of(Status.NOT_FOUND, "no bulk action with id '" + id + "'");
     }
 }

@@ -357,7 +357,7 @@ public class TaskResource {
     public TaskCount count(@BeanParam FilterParams filter, @QueryParam("action") String action) {
         TaskFilter chosen = filter.filter();
         if (action != null) {
-            chosen = TaskActionResource.forAction(TaskActionResource.bulkAction(action, "query"), chosen, "query");
+            chosen = TaskActionResource.forAction(TaskActionResource.bulkAction(action), chosen, "query");
         }
         return new TaskCount(queries.count(caller().scope(), chosen));
     }

@@ -1,7 +1,7 @@
 // Tasks: GET /api/v1/tasks with the filters in the page's address
 // (#/tasks?status=&type=&owner=&batch=&text=&limit=&after=), newest first, a page at a time through the listing's
 // `next` cursor. The listing carries no payload or result. "Cancel all" and "Retry all" act on every task the
-// filters match (POST /api/v1/tasks/actions/{action}) once a confirmation has shown how many that is.
+// filters match (POST /api/v1/tasks/actions/cancel or /retry) once a confirmation has shown how many that is.
 import { get, post, query, session } from './api.js';
 import { STATUSES, fill, h, message, time } from './dom.js';
 
@@ -108,7 +108,7 @@ function bulkActions(filters) {
           `${BULK[action].verb}: ${progress.lookedAt} of about ${progress.total} looked at, ${progress.changed} `
             + `${BULK[action].done}…`));
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        progress = await get(`/tasks/actions/${progress.id}`);
+        progress = await get(`/actions/${progress.id}`);
       }
       fill(panel, h('p', { id: 'bulk-progress', class: 'done', role: 'status' },
         `Done: ${progress.changed} of ${progress.lookedAt} task${progress.lookedAt === 1 ? '' : 's'} ${BULK[action].done}`

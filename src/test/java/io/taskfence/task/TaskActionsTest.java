@@ -129,7 +129,7 @@ class TaskActionsTest {
         assertTrue(transitions.complete(done, null));
 
         UUID action = UUID.fromString(start("cancel", "{\"type\":\"noop\",\"text\":\"" + marker + "\"}",
-                ApiKeysForTests.SUBMIT_KEY).statusCode(202).header("Location", containsString("/api/v1/tasks/actions/"))
+                ApiKeysForTests.SUBMIT_KEY).statusCode(202).header("Location", containsString("/api/v1/actions/"))
                 .extract().path("id"));
         Task madeAfter = task(ApiKeysForTests.SUBMIT_KEY_NAME, "noop");
         assertFalse(actions.step(fence, action, BATCH));
@@ -146,8 +146,7 @@ class TaskActionsTest {
 
     @Test
     void badActionRequestsAreRefusedAndOtherKeysActionsAreNotShown() {
-        start("delete", "{}", ApiKeysForTests.SUBMIT_KEY).statusCode(404).contentType("application/problem+json")
-                .body("detail", containsString("cancel or retry"));
+        start("delete", "{}", ApiKeysForTests.SUBMIT_KEY).statusCode(404).contentType("application/problem+json");
         start("retry", "{\"status\":\"PENDING\"}", ApiKeysForTests.SUBMIT_KEY).statusCode(400)
                 .body("violations[0].field", equalTo("status"))
                 .body("violations[0].message", containsString("[CANCELLED, DEAD]"));
@@ -160,8 +159,8 @@ class TaskActionsTest {
         start("retry", "{\"stauts\":\"DEAD\"}", ApiKeysForTests.SUBMIT_KEY).statusCode(400).body("field", equalTo("stauts"));
         String mine = start("cancel", "{\"text\":\"" + marker + "\",\"createdAfter\":\"" + Instant.now() + "\"}",
                 ApiKeysForTests.SUBMIT_KEY).statusCode(202).extract().path("id");
-        given().auth().oauth2(ApiKeysForTests.OTHER_SUBMIT_KEY).get("/api/v1/tasks/actions/" + mine).then().statusCode(404);
-        given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).get("/api/v1/tasks/actions/" + mine).then().statusCode(200);
+        given().auth().oauth2(ApiKeysForTests.OTHER_SUBMIT_KEY).get("/api/v1/actions/" + mine).then().statusCode(404);
+        given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).get("/api/v1/actions/" + mine).then().statusCode(200);
         actions.step(fence, UUID.fromString(mine), BATCH);
     }
 
@@ -180,7 +179,7 @@ class TaskActionsTest {
     }
 
     private static ValidatableResponse progress(UUID action) {
-        return given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/actions/" + action).then()
+        return given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/actions/" + action).then()
                 .statusCode(200);
     }
 }
