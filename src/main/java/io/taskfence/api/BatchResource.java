@@ -33,8 +33,6 @@ import io.taskfence.task.batch.Batches;
 @SecurityRequirement(name = "apiKey")
 public class BatchResource {
 
-    private static final int MAX_PAGE = 100;
-
     private final Batches batches;
     private final SecurityIdentity identity;
 
@@ -51,10 +49,7 @@ public class BatchResource {
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "listBatches", summary = "The newest batches, with their counts")
     public BatchList list(@QueryParam("limit") @DefaultValue("20") String limit) {
-        if (!limit.matches("[0-9]{1,3}") || Integer.parseInt(limit) < 1 || Integer.parseInt(limit) > MAX_PAGE) {
-            throw Problems.invalid("query", "limit", "must be a whole number from 1 to " + MAX_PAGE + ", not '" + limit + "'");
-        }
-        return new BatchList(batches.newest(KeyOwner.of(identity).scope(), Integer.parseInt(limit)));
+        return new BatchList(batches.newest(KeyOwner.of(identity).scope(), TaskResource.limit(limit)));
     }
 
     @GET

@@ -144,9 +144,9 @@ public final class SubmissionChecks {
         if (callback == null) {
             return null;
         }
-        List<String> problems = handlers.forType("callback").orElseThrow().payloadProblems(
-                JsonNodeFactory.instance.objectNode().put("url", callback.url()).set("task",
-                        JsonNodeFactory.instance.objectNode()), owner);
+        // The callback task POSTs through the http handler: its rules for a URL are the callback's.
+        List<String> problems = handlers.forType("http").orElseThrow()
+                .payloadProblems(JsonNodeFactory.instance.objectNode().put("url", callback.url()), owner);
         if (!problems.isEmpty()) {
             throw Problems.unprocessable("callback.url", "callback: " + String.join("; ", problems)
                     .replace("payload.url", "callback.url"));

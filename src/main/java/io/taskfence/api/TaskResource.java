@@ -398,7 +398,7 @@ public class TaskResource {
     }
 
     /** ASCII digits only: Integer.parseInt also takes "+5" and other scripts' digits. */
-    private static int limit(String limit) {
+    static int limit(String limit) {
         if (limit.matches("[0-9]{1,3}")) {
             int value = Integer.parseInt(limit);
             if (value >= 1 && value <= MAX_PAGE) {

@@ -95,7 +95,8 @@ public class TaskRows {
         return tasks;
     }
 
-    static Instant instant(ResultSet row, String column) throws SQLException {
+    /** A timestamp column as an instant; null for SQL null. */
+    public static Instant instant(ResultSet row, String column) throws SQLException {
         Timestamp value = row.getTimestamp(column);
         return value == null ? null : value.toInstant();
     }

@@ -237,8 +237,8 @@ public class TaskActions {
                 String owner = row.getString("scope_owner");
                 return Optional.of(new Walk(BulkAction.valueOf(row.getString("action").toUpperCase(Locale.ROOT)),
                         owner == null ? TaskScope.ALL : TaskScope.ownedBy(owner),
-                        filter(rows.object("filter", row)), instant(row, "requested_at"),
-                        instant(row, "after_created_at"), row.getObject("after_id", UUID.class)));
+                        filter(rows.object("filter", row)), TaskRows.instant(row, "requested_at"),
+                        TaskRows.instant(row, "after_created_at"), row.getObject("after_id", UUID.class)));
             }
         }
     }
@@ -268,7 +268,7 @@ public class TaskActions {
             List<Picked> picked = new ArrayList<>();
             try (ResultSet row = select.executeQuery()) {
                 while (row.next()) {
-                    picked.add(new Picked(row.getObject(1, UUID.class), instant(row, "created_at")));
+                    picked.add(new Picked(row.getObject(1, UUID.class), TaskRows.instant(row, "created_at")));
                 }
             }
             return picked;
@@ -282,7 +282,7 @@ public class TaskActions {
                 views.add(new ActionView(row.getObject("id", UUID.class), row.getString("action"),
                         row.getString("state"), rows.object("filter", row), row.getLong("total"),
                         row.getLong("looked_at"), row.getLong("changed"), row.getLong("over_quota"),
-                        row.getString("requested_by"), instant(row, "requested_at"), instant(row, "finished_at")));
+                        row.getString("requested_by"), TaskRows.instant(row, "requested_at"), TaskRows.instant(row, "finished_at")));
             }
         }
         return views;
@@ -331,10 +331,5 @@ public class TaskActions {
 
     private static String text(JsonNode json, String field) {
         return json.has(field) ? json.get(field).asText() : null;
-    }
-
-    private static Instant instant(ResultSet row, String column) throws SQLException {
-        Timestamp value = row.getTimestamp(column);
-        return value == null ? null : value.toInstant();
     }
 }

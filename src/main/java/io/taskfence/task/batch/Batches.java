@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +13,7 @@ import java.util.UUID;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import io.taskfence.store.TaskDatabase;
+import io.taskfence.task.TaskRows;
 import io.taskfence.task.TaskScope;
 import io.taskfence.task.TaskStatus;
 
@@ -114,21 +114,16 @@ public class Batches {
                 int dead = row.getInt("dead");
                 int cancelled = row.getInt("cancelled");
                 String thenStatus = row.getString("then_status");
-                Instant completed = instant(row, "completed_at");
+                Instant completed = TaskRows.instant(row, "completed_at");
                 views.add(new BatchView(row.getObject("id", UUID.class),
                         row.getBoolean("open") ? BatchView.Status.OPEN
                                 : completed == null ? BatchView.Status.CLOSED : BatchView.Status.COMPLETE,
                         items, succeeded, dead, cancelled, items - succeeded - dead - cancelled,
                         row.getObject("then_task_id", UUID.class),
                         thenStatus == null ? null : TaskStatus.valueOf(thenStatus), row.getString("owner"),
-                        instant(row, "created_at"), instant(row, "closed_at"), completed));
+                        TaskRows.instant(row, "created_at"), TaskRows.instant(row, "closed_at"), completed));
             }
         }
         return views;
-    }
-
-    private static Instant instant(ResultSet row, String column) throws SQLException {
-        Timestamp value = row.getTimestamp(column);
-        return value == null ? null : value.toInstant();
     }
 }
