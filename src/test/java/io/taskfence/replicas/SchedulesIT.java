@@ -112,18 +112,23 @@ class SchedulesIT {
         }
     }
 
-    /** The schedule's tasks' occurrences, each checked to be its task's run_at and alone with its key, in order. */
+    /**
+     * The schedule's tasks' occurrences (what each one's idempotency key names), each checked to be a whole second and
+     * alone with its key, in order. Not their run_at: a task the killed replica held failed by its lease and waits out
+     * a backoff, which moves its run_at.
+     */
     private static List<Instant> tasks(ReplicaCluster cluster) throws SQLException {
         List<Instant> occurrences = new ArrayList<>();
+        String prefix = "schedule:" + NAME + ":";
         try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement("select idempotency_key, "
-                + "run_at, count(*) over (partition by run_at) from tasks where idempotency_key like ? order by run_at")) {
-            query.setString(1, "schedule:" + NAME + ":%");
+                + "count(*) over (partition by idempotency_key) from tasks where idempotency_key like ? "
+                + "order by idempotency_key")) {
+            query.setString(1, prefix + "%");
             try (ResultSet row = query.executeQuery()) {
                 while (row.next()) {
-                    Instant runAt = row.getTimestamp(2).toInstant();
+                    Instant runAt = Instant.parse(row.getString(1).substring(prefix.length()));
                     assertEquals(0, runAt.getNano(), "an occurrence of '* * * * * ?' is a whole second: " + runAt);
-                    assertEquals("schedule:" + NAME + ":" + runAt, row.getString(1), "a task's key names its run_at");
-                    assertEquals(1, row.getLong(3), "tasks for the occurrence " + runAt);
+                    assertEquals(1, row.getLong(2), "tasks for the occurrence " + runAt);
                     occurrences.add(runAt);
                 }
             }
