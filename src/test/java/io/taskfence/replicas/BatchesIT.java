@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -59,8 +60,13 @@ class BatchesIT {
             victim.signal("STOP");
             List<UUID> held = ClusterChecks.uuids(cluster, "select id from tasks where status = 'PROCESSING' "
                     + "and worker like ?", victim.id() + "/%");
-            awaitTrue("the stopped replica's tasks were taken back", Duration.ofSeconds(60),
-                    () -> processingOn(cluster, victim) == 0);
+            try {
+                awaitTrue("the stopped replica's tasks were taken back", Duration.ofSeconds(60),
+                        () -> processingOn(cluster, victim) == 0);
+            } catch (ConditionTimeoutException e) {
+                throw new AssertionError(processingOn(cluster, victim) + " tasks still PROCESSING on the stopped "
+                        + "replica after 60 s; sessions:" + ClusterChecks.sessions(cluster), e);
+            }
             assertTrue(batchView(cluster, batch).path("unfinished").asInt() > 0, "the batch was over before the stop");
             victim.signal("CONT");
 

@@ -170,6 +170,27 @@ final class ClusterChecks {
         }
     }
 
+    /**
+     * The database's sessions that are in a transaction or waiting for a lock, one line each (pid, state, what it
+     * waits for, who blocks it, its statement): what a test that timed out waiting for the cluster says about why.
+     */
+    static String sessions(ReplicaCluster cluster) throws SQLException {
+        StringBuilder lines = new StringBuilder();
+        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement("select pid, state, "
+                + "wait_event_type, wait_event, pg_blocking_pids(pid)::text, now() - xact_start, "
+                + "left(regexp_replace(query, '\\s+', ' ', 'g'), 160) from pg_stat_activity "
+                + "where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend' "
+                + "and (xact_start is not null or wait_event_type = 'Lock') order by xact_start");
+                ResultSet row = query.executeQuery()) {
+            while (row.next()) {
+                lines.append(String.format("%n  pid %s %s (%s/%s) blocked by %s, in transaction for %s: %s",
+                        row.getString(1), row.getString(2), row.getString(3), row.getString(4), row.getString(5),
+                        row.getString(6), row.getString(7)));
+            }
+        }
+        return lines.isEmpty() ? " none in a transaction" : lines.toString();
+    }
+
     /** A Prometheus sample of the replica's {@code /q/metrics}, 0 if it has not been recorded. */
     static double metric(ReplicaCluster cluster, PackagedService replica, String sample) throws Exception {
         for (String line : cluster.get(replica, "/q/metrics").body().split("\n")) {
