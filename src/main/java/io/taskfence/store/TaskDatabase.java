@@ -2,6 +2,7 @@ package io.taskfence.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -68,6 +69,25 @@ public final class TaskDatabase {
             connection.commit();
         } catch (SQLException e) {
             throw TaskStoreException.ofCommit(e);
+        }
+    }
+
+    /**
+     * Runs {@code unit}, a unit of work of this class, again when PostgreSQL rolled it back to break a deadlock,
+     * three tries in all. Statements that end several tasks at once (a worker's success batch, a bulk cancel) lock,
+     * through the dependency trigger, the dependents of each task they end in turn, and a submission locks the tasks
+     * its new ones wait for: two of them can meet in opposite orders. Nothing of the one rolled back was written, so
+     * trying it again does it once; {@code unit} must start afresh each time (no state kept from a failed try).
+     */
+    public <T> T retryingDeadlocks(Supplier<T> unit) {
+        for (int attempt = 1;; attempt++) {
+            try {
+                return unit.get();
+            } catch (TaskStoreException e) {
+                if (!e.deadlock() || attempt == 3) {
+                    throw e;
+                }
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.taskfence.task;
 
 import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
@@ -9,12 +10,21 @@ import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
@@ -33,6 +43,7 @@ import io.taskfence.task.submit.Submission;
 import io.taskfence.task.submit.Submitted;
 import io.taskfence.task.submit.UnmetDependency;
 import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.Completion;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 
@@ -328,6 +339,99 @@ class DependenciesTest {
     private static NewTask task(List<UUID> dependsOn, boolean runIfOneFails) {
         return new NewTask("noop", JsonNodeFactory.instance.objectNode(), 3, 1000, null, null, null)
                 .waitingFor(new NewTask.Dependencies(dependsOn, runIfOneFails));
+    }
+
+    /**
+     * A worker's success batch and a submission that waits for two WAITING tasks meet over them in opposite orders:
+     * the batch's dependency triggers lock them in the order it ends its tasks (its plan's), the submission in id
+     * order. PostgreSQL breaks the deadlock by rolling one back, which is done again instead of failing (a failed
+     * success batch would leave its tasks PROCESSING until their leases ran out, to run again; the submission would
+     * answer 503). The test's locks on D1 and D2 line them up: the batch waits for the first it wants; when that is the
+     * later id, the submission takes the earlier and waits behind the batch, which then takes the later and wants the
+     * earlier. When the batch wants the earlier first, their orders agree: that setting is let run and another made.
+     */
+    @Test
+    void aSuccessBatchAndASubmissionThatMeetOverTwoWaitingTasksInOppositeOrdersBothLand() throws Exception {
+        long deadlocksBefore = Sql.count(db, "select deadlocks from pg_stat_database where datname = current_database()");
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            for (int setting = 1;; setting++) {
+                assertTrue(setting <= 20, "the success batch never wanted the later of D1 and D2 first");
+                List<Claim> batch = List.of(fixtures.claimed(), fixtures.claimed());
+                UUID d1 = dependent(List.of(batch.get(0).taskId()), false);
+                UUID d2 = dependent(List.of(batch.get(1).taskId()), false);
+                String later = Sql.value(db, "select id::text from tasks where id in (?, ?) order by id desc limit 1", d1, d2);
+                try (RowHolder holdsD1 = RowHolder.lock(db, d1); RowHolder holdsD2 = RowHolder.lock(db, d2)) {
+                    Future<Set<String>> ended = threads.submit(() -> transitions.complete(completions(batch)));
+                    await("the batch waits for D1 or D2").atMost(Duration.ofSeconds(30))
+                            .until(() -> holdsD1.blocksAnother() || holdsD2.blocksAnother());
+                    boolean d1First = holdsD1.blocksAnother();
+                    if (!(d1First ? d1 : d2).toString().equals(later)) {
+                        holdsD1.release();
+                        holdsD2.release();
+                        assertEquals(2, ended.get(60, TimeUnit.SECONDS).size());
+                        continue;
+                    }
+                    (d1First ? holdsD2 : holdsD1).release();
+                    Future<UUID> waiting = threads.submit(() -> dependent(List.of(d1, d2), false));
+                    await("the submission waits for the later behind the batch").atMost(Duration.ofSeconds(30))
+                            .until(() -> Sql.count(db, "select count(*) from pg_stat_activity where wait_event_type = "
+                                    + "'Lock' and query like 'with locked as (select t.id from tasks t%'") == 1);
+                    (d1First ? holdsD1 : holdsD2).release();
+
+                    assertEquals(2, ended.get(60, TimeUnit.SECONDS).size(), "the success batch landed");
+                    UUID submitted = waiting.get(60, TimeUnit.SECONDS);
+                    for (Claim claim : batch) {
+                        assertEquals(TaskStatus.SUCCEEDED, status(claim.taskId()));
+                    }
+                    for (UUID dependent : List.of(d1, d2)) {
+                        assertEquals(List.of("null>WAITING", "WAITING>PENDING"), history(dependent), "released once");
+                    }
+                    assertEquals(TaskStatus.WAITING, status(submitted), "the submission landed, waiting for both");
+                    assertEquals(2, Sql.count(db, "select dependencies_left from tasks where id = ?", submitted));
+                    break;
+                }
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        await("PostgreSQL counted the deadlock it broke").atMost(Duration.ofSeconds(30)).until(() -> Sql.count(db,
+                "select deadlocks from pg_stat_database where datname = current_database()") > deadlocksBefore);
+    }
+
+    private static List<Completion> completions(List<Claim> claims) {
+        return claims.stream().map(claim -> new Completion(claim, JsonNodeFactory.instance.objectNode())).toList();
+    }
+
+    /** A session of the test's holding one task's row lock in an open transaction until released. */
+    private record RowHolder(DataSource db, Connection connection, int pid) implements AutoCloseable {
+
+        static RowHolder lock(DataSource db, UUID task) throws SQLException {
+            Connection connection = db.getConnection();
+            connection.setAutoCommit(false);
+            try (PreparedStatement lock = connection.prepareStatement(
+                    "select pg_backend_pid() from tasks where id = ? for update")) {
+                lock.setObject(1, task);
+                try (ResultSet row = lock.executeQuery()) {
+                    row.next();
+                    return new RowHolder(db, connection, row.getInt(1));
+                }
+            }
+        }
+
+        boolean blocksAnother() {
+            return Sql.count(db, "select count(*) from pg_stat_activity where ? = any(pg_blocking_pids(pid))", pid) > 0;
+        }
+
+        void release() throws SQLException {
+            connection.rollback();
+        }
+
+        @Override
+        public void close() throws SQLException {
+            connection.rollback();
+            connection.close();
+        }
     }
 
     private UUID dependent(List<UUID> dependsOn, boolean runIfOneFails) {

@@ -153,18 +153,8 @@ public class TaskActions {
      * @throws io.taskfence.store.StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     public boolean step(FenceToken fence, UUID id, int batchSize) {
-        for (int attempt = 1;; attempt++) {
-            try {
-                return stepOnce(fence, id, batchSize);
-            } catch (TaskStoreException e) {
-                // A bulk cancel ends many tasks at once, as a worker's success batch does; their triggers lock the
-                // dependents of the tasks they end, and two such statements can lock shared ones in opposite
-                // orders. PostgreSQL then rolls one back whole: this batch is simply done again.
-                if (!e.deadlock() || attempt == 3) {
-                    throw e;
-                }
-            }
-        }
+        // A bulk cancel ends many tasks at once, as a worker's success batch does: see TaskDatabase.retryingDeadlocks.
+        return database.retryingDeadlocks(() -> stepOnce(fence, id, batchSize));
     }
 
     private boolean stepOnce(FenceToken fence, UUID id, int batchSize) {

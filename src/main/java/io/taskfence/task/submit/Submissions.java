@@ -94,7 +94,10 @@ public class Submissions {
         int size = submitted.size();
         Submitted[] outcomes = new Submitted[size];
         List<TransitionMeters.Moved> created = new ArrayList<>();
-        UUID batch = database.inTransaction(connection -> {
+        // It locks the tasks its new ones wait for, which a success batch's dependency triggers may hold.
+        UUID batch = database.retryingDeadlocks(() -> database.inTransaction(connection -> {
+            Arrays.fill(outcomes, null);
+            created.clear();
             List<NewTask> counted = new ArrayList<>(submitted);
             if (plan instanceof BatchPlan.NewBatch made) {
                 counted.add(made.then());
@@ -145,7 +148,7 @@ public class Submissions {
                 System.arraycopy(beforeInsert, 0, outcomes, 0, size);
                 created.clear();
             }
-        });
+        }));
         // Committed: database.inTransaction() returns only after the commit.
         meters.moved(created);
         return new SubmittedBatch(List.of(outcomes), batch);

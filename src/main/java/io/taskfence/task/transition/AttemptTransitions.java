@@ -162,7 +162,10 @@ public class AttemptTransitions {
                 .toList();
         List<TransitionMeters.Moved> moved = new ArrayList<>();
         List<UUID> succeeded = new ArrayList<>();
-        Set<String> completed = database.inConnection(connection -> {
+        // Its dependency triggers can meet another batch's, a bulk cancel's or a submission's in opposite orders.
+        Set<String> completed = database.retryingDeadlocks(() -> database.inConnection(connection -> {
+            moved.clear();
+            succeeded.clear();
             // The task leaves tasks_in_flight in the same statement (the happy path's bookkeeping, DESIGN.md, "Storage").
             try (PreparedStatement complete = connection.prepareStatement("with succeeded as (update tasks "
                     + "set status = 'SUCCEEDED', result = done.result::jsonb, lease_until = null, updated_at = now() "
@@ -189,7 +192,7 @@ public class AttemptTransitions {
                 }
                 return claimIds;
             }
-        });
+        }));
         meters.moved(moved);
         if (!succeeded.isEmpty()) {
             ended.fire(new TasksEnded(succeeded));
