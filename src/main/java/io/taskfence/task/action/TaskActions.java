@@ -24,7 +24,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.TaskDatabase;
-import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.TaskCancelled;
 import io.taskfence.task.TaskFilter;
 import io.taskfence.task.TaskQueries;
