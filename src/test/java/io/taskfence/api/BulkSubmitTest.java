@@ -302,8 +302,11 @@ class BulkSubmitTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try (Connection held = db.getConnection()) {
             held.setAutoCommit(false);
-            try (PreparedStatement bounded = held.prepareStatement("set local lock_timeout = '20s'")) {
+            try (PreparedStatement bounded = held.prepareStatement("set local lock_timeout = '20s'");
+                    PreparedStatement held20s = held.prepareStatement(
+                            "set local idle_in_transaction_session_timeout = '20s'")) {
                 bounded.execute();
+                held20s.execute(); // the pool's 10 s would end this test's hold on a slow machine
             }
             UUID firstId = insertNoop(held, first, "{\"k\":1}");
             int heldPid = backendPid(held);

@@ -409,6 +409,10 @@ class DependenciesTest {
         static RowHolder lock(DataSource db, UUID task) throws SQLException {
             Connection connection = db.getConnection();
             connection.setAutoCommit(false);
+            try (PreparedStatement unbounded = connection.prepareStatement(
+                    "set local idle_in_transaction_session_timeout = 0")) {
+                unbounded.execute(); // the pool's 10 s would end the test's hold on a slow machine
+            }
             try (PreparedStatement lock = connection.prepareStatement(
                     "select pg_backend_pid() from tasks where id = ? for update")) {
                 lock.setObject(1, task);

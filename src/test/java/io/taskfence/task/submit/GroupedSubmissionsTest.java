@@ -112,6 +112,10 @@ class GroupedSubmissionsTest {
         try (Connection holder = db.getConnection()) {
             // Holds the writer: its first insert waits for this transaction's row with the same key.
             holder.setAutoCommit(false);
+            try (PreparedStatement unbounded = holder.prepareStatement(
+                    "set local idle_in_transaction_session_timeout = 0")) {
+                unbounded.execute(); // the pool's 10 s would end the test's hold on a slow machine
+            }
             try (PreparedStatement insert = holder.prepareStatement("insert into tasks (id, type, payload, "
                     + "max_attempts, idempotency_key) values (?, 'noop', '{}', 3, ?)")) {
                 insert.setObject(1, UUID.randomUUID());
