@@ -54,38 +54,40 @@ class BatchesIT {
             assertEquals("CLOSED", batchView(cluster, batch).path("status").asText());
 
             // Stopped while it runs some of the batch, and for longer than its leases (3 s for tasks, 2 s for locks):
-            // what it held runs again elsewhere, and the jobs it led go on under newer tokens.
+            // what it held runs again, and the jobs it led go on under newer tokens. A stop that found
+            // nothing of it to take back (what it ran had finished, or its successes were on their way: a slow
+            // machine's replica may be between two reads of the queue) is undone and made again.
             PackagedService victim = cluster.replica("replica-2");
-            awaitTrue("replica-2 runs tasks of the batch", Duration.ofSeconds(60), () -> processingOn(cluster, victim) > 0);
-            victim.signal("STOP");
-            List<UUID> held = ClusterChecks.uuids(cluster, "select id from tasks where status = 'PROCESSING' "
-                    + "and worker like ?", victim.id() + "/%");
-            try {
-                awaitTrue("the stopped replica's tasks were taken back", Duration.ofSeconds(60),
-                        () -> processingOn(cluster, victim) == 0);
-            } catch (ConditionTimeoutException e) {
-                throw new AssertionError(processingOn(cluster, victim) + " tasks still PROCESSING on the stopped "
-                        + "replica after 60 s; sessions:" + ClusterChecks.sessions(cluster), e);
+            UUID batchId = UUID.fromString(batch);
+            String takenBack = "select count(*) from task_events e join tasks t on t.id = e.task_id where t.batch_id = ? "
+                    + "and e.from_status = 'PROCESSING' and e.to_status = 'FAILED' and e.worker like ?";
+            for (int stop = 1; count(cluster, takenBack, batchId, victim.id() + "/%") == 0; stop++) {
+                assertTrue(stop <= 5, "five stops of replica-2 took none of its tasks back");
+                awaitTrue("replica-2 runs tasks of the batch", Duration.ofSeconds(60),
+                        () -> processingOn(cluster, victim) > 0);
+                victim.signal("STOP");
+                try {
+                    awaitTrue("the stopped replica's tasks were taken back", Duration.ofSeconds(60),
+                            () -> processingOn(cluster, victim) == 0);
+                } catch (ConditionTimeoutException e) {
+                    throw new AssertionError(processingOn(cluster, victim) + " tasks still PROCESSING on the stopped "
+                            + "replica after 60 s; sessions:" + ClusterChecks.sessions(cluster), e);
+                }
+                assertTrue(batchView(cluster, batch).path("unfinished").asInt() > 0, "the batch was over before the stop");
+                victim.signal("CONT");
             }
-            assertTrue(batchView(cluster, batch).path("unfinished").asInt() > 0, "the batch was over before the stop");
-            victim.signal("CONT");
 
             awaitTrue("the then task SUCCEEDED", Duration.ofSeconds(180), () -> count(cluster,
                     "select count(*) from tasks where id = ? and status = 'SUCCEEDED'", then) == 1);
-            UUID batchId = UUID.fromString(batch);
             assertEquals(REQUESTS * PER_REQUEST, count(cluster, "select count(*) from tasks where batch_id = ? "
                     + "and status = 'SUCCEEDED'", batchId));
             assertEquals(REQUESTS * PER_REQUEST, count(cluster, "select count(*) from task_events e join tasks t "
                     + "on t.id = e.task_id where t.batch_id = ? and e.to_status = 'SUCCEEDED'", batchId),
                     "every task succeeded once, the stopped replica's late successes refused");
-            assertTrue(held.stream().anyMatch(id -> {
-                try {
-                    return count(cluster, "select attempt from tasks where id = ?", id) == 2;
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }), "a task the stopped replica held ran again elsewhere");
-
+            assertEquals(0, count(cluster, "select count(*) from tasks t where t.batch_id = ? and exists (select 1 "
+                    + "from task_events e where e.task_id = t.id and e.from_status = 'PROCESSING' and e.to_status = 'FAILED' "
+                    + "and e.worker like ?) and (t.status <> 'SUCCEEDED' or t.attempt < 2)", batchId, victim.id() + "/%"),
+                    "every task taken back from the stopped replica ran again, and SUCCEEDED");
             assertEquals(1, count(cluster, "select count(*) from task_events where task_id = ? "
                     + "and to_status = 'PROCESSING'", then), "the then task ran once");
             assertEquals(1, count(cluster, "select count(*) from task_events r where r.task_id = ? "
