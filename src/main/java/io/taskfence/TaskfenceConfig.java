@@ -47,6 +47,8 @@ public interface TaskfenceConfig {
 
     Actions actions();
 
+    FollowUps followUps();
+
     Retry retry();
 
     Http http();
@@ -198,6 +200,17 @@ public interface TaskfenceConfig {
         /**
          * How often the batches job folds the items' ends into their batches' counts and releases the then task of
          * each batch complete (on the replica holding its lock): the most a then task waits after the last item.
+         */
+        @WithDefault("1s")
+        @DurationMin(nanos = 1)
+        Duration interval();
+    }
+
+    interface FollowUps {
+        /**
+         * How often the follow-ups job looks for work that tasks' ends left (on the replica holding its lock) besides
+         * being woken by each end this replica makes: the most a dependent or a callback waits after an end made by
+         * SQL by hand or on a replica that stopped before it woke the job.
          */
         @WithDefault("1s")
         @DurationMin(nanos = 1)

@@ -15,6 +15,7 @@ final class JobLocks {
     static final String SCHEDULES = "schedules";
     static final String BATCHES = "batches";
     static final String ACTIONS = "actions";
+    static final String FOLLOW_UPS = "follow-ups";
 
     private JobLocks() {
     }

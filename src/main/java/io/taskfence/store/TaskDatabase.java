@@ -74,9 +74,9 @@ public final class TaskDatabase {
 
     /**
      * Runs {@code unit}, a unit of work of this class, again when PostgreSQL rolled it back to break a deadlock,
-     * three tries in all. Statements that end several tasks at once (a worker's success batch, a bulk cancel) lock,
-     * through the dependency trigger, the dependents of each task they end in turn, and a submission locks the tasks
-     * its new ones wait for: two of them can meet in opposite orders. Nothing of the one rolled back was written, so
+     * three tries in all. A submission locks the tasks its new ones wait for (those not WAITING first, then the
+     * WAITING ones), and a bulk step the tasks it moves in the same two sets; a task that leaves WAITING between the
+     * two statements can make two of them meet in opposite orders. Nothing of the one rolled back was written, so
      * trying it again does it once; {@code unit} must start afresh each time (no state kept from a failed try).
      */
     public <T> T retryingDeadlocks(Supplier<T> unit) {

@@ -52,7 +52,8 @@ class ArchitectureTest {
                 .layer("actors").definedBy("io.taskfence.jobs..", "io.taskfence.worker..", "io.taskfence.remote..")
                 .layer("schedules").definedBy("io.taskfence.schedule..")
                 .layer("transitions").definedBy("io.taskfence.task.submit..", "io.taskfence.task.transition..",
-                        "io.taskfence.task.batch..", "io.taskfence.task.action..")
+                        "io.taskfence.task.batch..", "io.taskfence.task.action..", "io.taskfence.task.followup..",
+                        "io.taskfence.task.dependency..")
                 .layer("tasks").definedBy("io.taskfence.task")
                 .layer("parts").definedBy("io.taskfence.types..", "io.taskfence.handlers..", "io.taskfence.queue..",
                         "io.taskfence.signals..", "io.taskfence.tracing..")

@@ -17,6 +17,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,6 +39,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ValidatableResponse;
+import io.taskfence.task.followup.FollowUps;
 import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.submit.Submission;
 import io.taskfence.task.submit.Submitted;
@@ -49,8 +51,7 @@ import io.taskfence.testing.TestServers;
 
 /**
  * Dependencies (DESIGN.md, "Task lifecycle", "Dependencies"): a task WAITING for others is released (→ PENDING) by
- * the transition that ends the last of them, in that transition's transaction, exactly once however many end at the
- * same moment and whatever a submission does meanwhile; a dependency that ends DEAD or CANCELLED cancels its waiting
+ * the follow-ups job after the last of them ended ("Follow-ups"), exactly once however many end at the same moment and whatever a submission does meanwhile; a dependency that ends DEAD or CANCELLED cancels its waiting
  * dependents (and theirs), or counts as ended for those that run anyway.
  */
 @QuarkusTest
@@ -85,8 +86,11 @@ class DependenciesTest {
                 "a waiting task is not due");
 
         assertTrue(transitions.complete(first, JsonNodeFactory.instance.objectNode()));
+        transitions.followUps();
         assertEquals(TaskStatus.WAITING, status(dependent), "one dependency has not ended yet");
         assertTrue(transitions.complete(second, JsonNodeFactory.instance.objectNode()));
+        assertEquals(TaskStatus.WAITING, status(dependent), "released by the follow-ups job, after the end");
+        transitions.followUps();
         assertEquals(TaskStatus.PENDING, status(dependent));
         fixtures.enqueue(List.of(dependent));
 
@@ -120,6 +124,7 @@ class DependenciesTest {
         UUID grandchild = dependent(List.of(child), false);
 
         assertEquals(TaskStatus.DEAD, transitions.fail(failing, "broken", true, BASE, CAP).orElseThrow());
+        transitions.followUps();
 
         assertEquals(TaskStatus.CANCELLED, status(child));
         assertEquals("dependency " + failing.taskId() + " ended DEAD", find(child).lastError());
@@ -135,8 +140,10 @@ class DependenciesTest {
         UUID dependent = dependent(List.of(failing.taskId(), succeeding.taskId()), true);
 
         assertEquals(TaskStatus.DEAD, transitions.fail(failing, "broken", true, BASE, CAP).orElseThrow());
+        transitions.followUps();
         assertEquals(TaskStatus.WAITING, status(dependent));
         assertTrue(transitions.complete(succeeding, JsonNodeFactory.instance.objectNode()));
+        transitions.followUps();
         assertEquals(TaskStatus.PENDING, status(dependent));
         // A second end of the failed one (retried, then done) is not counted again.
         transitions.retry(failing.taskId()).orElseThrow();
@@ -155,6 +162,7 @@ class DependenciesTest {
         assertEquals(TaskStatus.CANCELLED, transitions.cancel(waiting).orElseThrow().status());
         assertEquals(0, Sql.count(db, "select count(*) from tasks_waiting where task_id = ?", waiting));
         transitions.cancel(dependency.id()).orElseThrow();
+        transitions.followUps();
         assertEquals(TaskStatus.CANCELLED, status(other));
         assertEquals("dependency " + dependency.id() + " ended CANCELLED", find(other).lastError());
     }
@@ -187,6 +195,7 @@ class DependenciesTest {
                 .map(outcome -> ((Submission) outcome).task().id()).toList();
 
         assertEquals(TaskStatus.DEAD, transitions.fail(head, "broken", true, BASE, CAP).orElseThrow());
+        assertEquals(1000, transitions.followUps().stream().mapToInt(FollowUps.Run::cancelled).sum());
 
         assertEquals(1000, Sql.count(db, "select count(*) from tasks where id = any(?) and status = 'CANCELLED'",
                 (Object) ids.toArray(UUID[]::new)));
@@ -206,6 +215,7 @@ class DependenciesTest {
 
             Race.run(claims.size(), racer -> assertTrue(transitions.complete(claims.get(racer),
                     JsonNodeFactory.instance.objectNode())));
+            transitions.followUps();
 
             assertEquals(TaskStatus.PENDING, status(dependent), "round " + round);
             assertEquals(List.of("null>WAITING", "WAITING>PENDING"), history(dependent), "round " + round);
@@ -216,8 +226,8 @@ class DependenciesTest {
 
     /**
      * A dependency ends while a task that depends on it is being submitted: whichever commits first, the dependent
-     * is never left WAITING for a task that has ended (the submission locks the dependency's row; the end's trigger
-     * reads the edges after its own lock was granted).
+     * is never left WAITING for a task that has ended (the submission locks the dependency's row; the follow-ups job
+     * reads the edges after the end committed).
      */
     @Test
     void aDependencyEndingWhileItsDependentIsSubmittedNeverLeavesTheDependentWaiting() throws Exception {
@@ -231,6 +241,7 @@ class DependenciesTest {
                     assertTrue(transitions.complete(running, JsonNodeFactory.instance.objectNode()));
                 }
             });
+            transitions.followUps();
             assertEquals(TaskStatus.PENDING, status(dependent.get()), "round " + round);
             assertBookedAsReleased(dependent.get());
         }
@@ -266,6 +277,7 @@ class DependenciesTest {
 
         given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + dependency + "/cancel").then()
                 .statusCode(200);
+        transitions.followUps();
         given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + waiting).then()
                 .body("status", equalTo("CANCELLED"));
     }
@@ -342,61 +354,77 @@ class DependenciesTest {
     }
 
     /**
-     * A worker's success batch and a submission that waits for two WAITING tasks meet over them in opposite orders:
-     * the batch's dependency triggers lock them in the order it ends its tasks (its plan's), the submission in id
-     * order. PostgreSQL breaks the deadlock by rolling one back, which is done again instead of failing (a failed
-     * success batch would leave its tasks PROCESSING until their leases ran out, to run again; the submission would
-     * answer 503). The test's locks on D1 and D2 line them up: the batch waits for the first it wants; when that is the
-     * later id, the submission takes the earlier and waits behind the batch, which then takes the later and wants the
-     * earlier. When the batch wants the earlier first, their orders agree: that setting is let run and another made.
+     * The statement that ends a task does not touch its dependents (DESIGN.md, "Follow-ups"): a worker's success batch
+     * lands while another session holds both its tasks' WAITING dependents locked, and a submission waiting for those
+     * dependents lands beside it; the follow-ups job then releases each dependent once. Before, the batch's trigger
+     * waited for those locks, and met the submission's in opposite orders (a deadlock).
      */
     @Test
-    void aSuccessBatchAndASubmissionThatMeetOverTwoWaitingTasksInOppositeOrdersBothLand() throws Exception {
-        long deadlocksBefore = Sql.count(db, "select deadlocks from pg_stat_database where datname = current_database()");
+    void aSuccessBatchLandsWhileItsDependentsAreLockedAndTheirReleaseFollows() throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(2);
         try {
-            for (int setting = 1;; setting++) {
-                assertTrue(setting <= 20, "the success batch never wanted the later of D1 and D2 first");
-                List<Claim> batch = List.of(fixtures.claimed(), fixtures.claimed());
-                UUID d1 = dependent(List.of(batch.get(0).taskId()), false);
-                UUID d2 = dependent(List.of(batch.get(1).taskId()), false);
-                String later = Sql.value(db, "select id::text from tasks where id in (?, ?) order by id desc limit 1", d1, d2);
-                try (RowHolder holdsD1 = RowHolder.lock(db, d1); RowHolder holdsD2 = RowHolder.lock(db, d2)) {
-                    Future<Set<String>> ended = threads.submit(() -> transitions.complete(completions(batch)));
-                    await("the batch waits for D1 or D2").atMost(Duration.ofSeconds(30))
-                            .until(() -> holdsD1.blocksAnother() || holdsD2.blocksAnother());
-                    boolean d1First = holdsD1.blocksAnother();
-                    if (!(d1First ? d1 : d2).toString().equals(later)) {
-                        holdsD1.release();
-                        holdsD2.release();
-                        assertEquals(2, ended.get(60, TimeUnit.SECONDS).size());
-                        continue;
-                    }
-                    (d1First ? holdsD2 : holdsD1).release();
-                    Future<UUID> waiting = threads.submit(() -> dependent(List.of(d1, d2), false));
-                    await("the submission waits for the later behind the batch").atMost(Duration.ofSeconds(30))
-                            .until(() -> Sql.count(db, "select count(*) from pg_stat_activity where wait_event_type = "
-                                    + "'Lock' and query like 'with locked as (select t.id from tasks t%'") == 1);
-                    (d1First ? holdsD1 : holdsD2).release();
-
-                    assertEquals(2, ended.get(60, TimeUnit.SECONDS).size(), "the success batch landed");
-                    UUID submitted = waiting.get(60, TimeUnit.SECONDS);
-                    for (Claim claim : batch) {
-                        assertEquals(TaskStatus.SUCCEEDED, status(claim.taskId()));
-                    }
-                    for (UUID dependent : List.of(d1, d2)) {
-                        assertEquals(List.of("null>WAITING", "WAITING>PENDING"), history(dependent), "released once");
-                    }
-                    assertEquals(TaskStatus.WAITING, status(submitted), "the submission landed, waiting for both");
-                    assertEquals(2, Sql.count(db, "select dependencies_left from tasks where id = ?", submitted));
-                    break;
-                }
+            List<Claim> batch = List.of(fixtures.claimed(), fixtures.claimed());
+            UUID d1 = dependent(List.of(batch.get(0).taskId()), false);
+            UUID d2 = dependent(List.of(batch.get(1).taskId()), false);
+            UUID submitted;
+            try (RowHolder holdsD1 = RowHolder.lock(db, d1); RowHolder holdsD2 = RowHolder.lock(db, d2)) {
+                Future<Set<String>> ended = threads.submit(() -> transitions.complete(completions(batch)));
+                assertEquals(2, ended.get(60, TimeUnit.SECONDS).size(), "the success batch landed under the locks");
+                assertTrue(!holdsD1.blocksAnother() && !holdsD2.blocksAnother());
+                Future<UUID> waiting = threads.submit(() -> dependent(List.of(d1, d2), false));
+                await("the submission waits for the holders").atMost(Duration.ofSeconds(30))
+                        .until(() -> holdsD1.blocksAnother() || holdsD2.blocksAnother());
+                holdsD1.release();
+                holdsD2.release();
+                submitted = waiting.get(60, TimeUnit.SECONDS);
             }
+            assertEquals(List.of(TaskStatus.WAITING, TaskStatus.WAITING), List.of(status(d1), status(d2)));
+            transitions.followUps();
+            for (UUID dependent : List.of(d1, d2)) {
+                assertEquals(List.of("null>WAITING", "WAITING>PENDING"), history(dependent), "released once");
+                assertBookedAsReleased(dependent);
+            }
+            assertEquals(TaskStatus.WAITING, status(submitted), "the submission landed, waiting for both");
+            assertEquals(2, Sql.count(db, "select dependencies_left from tasks where id = ?", submitted));
+            assertEquals(0, Sql.count(db, "select count(*) from task_follow_ups where task_id = any(?)",
+                    (Object) batch.stream().map(Claim::taskId).toArray(UUID[]::new)), "the follow-ups are gone");
         } finally {
             threads.shutdownNow();
         }
-        await("PostgreSQL counted the deadlock it broke").atMost(Duration.ofSeconds(30)).until(() -> Sql.count(db,
-                "select deadlocks from pg_stat_database where datname = current_database()") > deadlocksBefore);
+    }
+
+    /**
+     * A task with 2,500 dependents is walked in chunks of at most {@link FollowUps#DEPENDENTS_AT_ONCE}, and another
+     * task that ended after it has its dependent released in the first chunk, not after the whole fan-in.
+     */
+    @Test
+    void aLargeFanInIsWalkedInBoundedChunksAndHoldsNoOtherTasksDependentsBack() {
+        Claim wide = fixtures.claimed();
+        Claim narrow = fixtures.claimed();
+        List<UUID> fanIn = new ArrayList<>();
+        for (int chunk = 0; chunk < 5; chunk++) {
+            fanIn.addAll(transitions.submitAll(Collections.nCopies(500, task(List.of(wide.taskId()), false)))
+                    .stream().map(outcome -> ((Submission) outcome).task().id()).toList());
+        }
+        UUID single = dependent(List.of(narrow.taskId()), false);
+        assertTrue(transitions.complete(wide, JsonNodeFactory.instance.objectNode()));
+        assertTrue(transitions.complete(narrow, JsonNodeFactory.instance.objectNode()));
+
+        List<FollowUps.Run> runs = transitions.followUps();
+
+        assertEquals(TaskStatus.PENDING, status(single));
+        assertTrue(runs.size() >= 3, "runs: " + runs);
+        assertTrue(runs.stream().allMatch(run -> run.released() <= FollowUps.DEPENDENTS_AT_ONCE), "runs: " + runs);
+        assertTrue(runs.getFirst().released() > 1, "the first chunk released the narrow one's and a share of the wide "
+                + "one's: " + runs);
+        assertEquals(2501, runs.stream().mapToInt(FollowUps.Run::released).sum());
+        assertEquals(2500, Sql.count(db, "select count(*) from tasks where id = any(?) and status = 'PENDING'",
+                (Object) fanIn.toArray(UUID[]::new)));
+        Object[] ids = fanIn.toArray(UUID[]::new);
+        assertEquals(2500, Sql.count(db, "select count(*) from tasks_due where task_id = any(?)", (Object) ids));
+        assertEquals(0, Sql.count(db, "select count(*) from tasks_waiting where task_id = any(?)", (Object) ids));
+        assertEquals(0, Sql.count(db, "select count(*) from task_dependencies where task_id = any(?) and not resolved",
+                (Object) ids));
     }
 
     private static List<Completion> completions(List<Claim> claims) {
@@ -442,13 +470,17 @@ class DependenciesTest {
         return transitions.submit(task(dependsOn, runIfOneFails)).task().id();
     }
 
-    /** Runs a PENDING task to SUCCEEDED (enqueueing it may have enqueued other due tasks of the test's). */
+    /**
+     * Runs a PENDING task to SUCCEEDED (enqueueing it may have enqueued other due tasks of the test's), and does the
+     * follow-ups its end left.
+     */
     private void succeed(UUID pending) {
         if (status(pending) == TaskStatus.PENDING) {
             fixtures.enqueue(List.of(pending));
         }
         Claim claim = transitions.claim(pending, "dependencies-test", TaskFixtures.LEASE).orElseThrow();
         assertTrue(transitions.complete(claim, JsonNodeFactory.instance.objectNode()));
+        transitions.followUps();
     }
 
     /** A released task's side rows: due once, waiting no more, every edge resolved. */

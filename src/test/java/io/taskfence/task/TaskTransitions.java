@@ -1,6 +1,7 @@
 package io.taskfence.task;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.taskfence.store.FenceToken;
+import io.taskfence.task.followup.FollowUps;
 import io.taskfence.task.submit.IdempotencyKeyReusedException;
 import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.submit.OverQuota;
@@ -44,15 +46,35 @@ public class TaskTransitions {
     private final OperatorControls controls;
     private final LeaseRecovery recovery;
     private final Retries retries;
+    private final FollowUps followUps;
+    /** The follow-ups' fence: a lock of this bean's own, so that it never fences out the service's job. */
+    private final FenceToken followUpsFence = TaskFixtures.fence("follow-ups-test-" + UUID.randomUUID(), 1);
 
     TaskTransitions(Submissions submissions, DispatchBatch dispatch, AttemptTransitions attempts,
-            OperatorControls controls, LeaseRecovery recovery, Retries retries) {
+            OperatorControls controls, LeaseRecovery recovery, Retries retries, FollowUps followUps) {
+        this.followUps = followUps;
         this.submissions = submissions;
         this.dispatch = dispatch;
         this.attempts = attempts;
         this.controls = controls;
         this.recovery = recovery;
         this.retries = retries;
+    }
+
+    /**
+     * Does every follow-up the ends so far left (their dependents' release or cancel, in turn for cascades, and their
+     * callback tasks), as the follow-ups job would, in the calling thread.
+     *
+     * @return the transactions it took
+     */
+    public List<FollowUps.Run> followUps() {
+        List<FollowUps.Run> runs = new ArrayList<>();
+        FollowUps.Run run;
+        do {
+            run = followUps.work(followUpsFence);
+            runs.add(run);
+        } while (run.more());
+        return runs;
     }
 
     /** The worker's side, for tests that build worker parts by hand. */

@@ -152,7 +152,7 @@ public class TaskActions {
      * @throws io.taskfence.store.StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     public boolean step(FenceToken fence, UUID id, int batchSize) {
-        // A bulk cancel ends many tasks at once, as a worker's success batch does: see TaskDatabase.retryingDeadlocks.
+        // It locks many tasks, as a submission may: see TaskDatabase.retryingDeadlocks.
         return database.retryingDeadlocks(() -> stepOnce(fence, id, batchSize));
     }
 

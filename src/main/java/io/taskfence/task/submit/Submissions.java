@@ -40,6 +40,9 @@ import io.taskfence.task.transition.TransitionMeters;
 @ApplicationScoped
 public class Submissions {
 
+    /** The built-in type of the tasks that report an end to a callback URL. */
+    public static final String CALLBACK_TYPE = "callback";
+
     private final TaskDatabase database;
     private final TaskRows rows;
     private final TransitionMeters meters;
@@ -94,7 +97,7 @@ public class Submissions {
         int size = submitted.size();
         Submitted[] outcomes = new Submitted[size];
         List<TransitionMeters.Moved> created = new ArrayList<>();
-        // It locks the tasks its new ones wait for, which a success batch's dependency triggers may hold.
+        // It locks the tasks its new ones wait for, which a bulk step or another submission may lock too.
         UUID batch = database.retryingDeadlocks(() -> database.inTransaction(connection -> {
             Arrays.fill(outcomes, null);
             created.clear();
@@ -259,11 +262,10 @@ public class Submissions {
 
     /**
      * Locks the rows of every task the submissions not refused yet depend on, of their owners only, and marks them as
-     * depended on ({@code has_dependents}, which the trigger {@code dependency_ended} reads): until this transaction
-     * ends, none of them can end, and once it has, the end of each one finds the edges this transaction adds (DESIGN.md,
-     * "Task lifecycle", "Dependencies"). The tasks not WAITING are locked first, then the WAITING ones, each in id order:
-     * the order in which a transaction that ends a task locks rows (the task, then its WAITING dependents), so the two
-     * never wait for each other. Answers each one's owner and status as locked; an id that names no task of the owner
+     * depended on ({@code has_dependents}, which makes their end leave a follow-up): until this transaction ends, none
+     * of them can end, and once it has, the follow-ups of each one's end find the edges this transaction adds
+     * (DESIGN.md, "Dependencies", "Follow-ups"). The tasks not WAITING are locked first, then the WAITING ones, each in
+     * id order, the order in which the follow-ups job locks the WAITING dependents it moves. Answers each one's owner and status as locked; an id that names no task of the owner
      * asking is absent.
      */
     private static Map<UUID, Dependency> lockDependencies(Connection connection, List<NewTask> tasks, Submitted[] outcomes)
@@ -446,6 +448,28 @@ public class Submissions {
                 within.stream().map(task -> written.computeIfAbsent(task.payload(), rows::write)).toList(),
                 within.stream().map(task -> 0).toList(), within.stream().map(task -> false).toList(), null);
         return new OccurrenceTasks(made, List.copyOf(overQuota), quota);
+    }
+
+    /** A callback task to make (DESIGN.md, "Callbacks"): its payload as JSON text ({url, task}), attempts, owner, trace. */
+    public record Callback(String payload, int maxAttempts, String owner, String traceParent) {
+    }
+
+    /**
+     * The follow-ups job's callback tasks, in its (fenced) transaction: not held to their owner's quota (the end they
+     * report has happened already), without idempotency keys (the job makes each once: the row that asked for it is
+     * gone in the same transaction).
+     *
+     * @return the moves made, for the caller to count once its transaction has committed
+     */
+    public List<TransitionMeters.Moved> submitCallbacks(Connection connection, List<Callback> callbacks)
+            throws SQLException {
+        List<NewTask> tasks = callbacks.stream().map(callback -> new NewTask(CALLBACK_TYPE, null,
+                callback.maxAttempts(), 0, null, null, null).ownedBy(callback.owner())
+                .tracedBy(callback.traceParent())).toList();
+        List<Task> made = insert(connection, tasks.stream().map(any -> UUID.randomUUID()).toArray(UUID[]::new), tasks,
+                callbacks.stream().map(Callback::payload).toList(), tasks.stream().map(any -> 0).toList(),
+                tasks.stream().map(any -> false).toList(), null);
+        return made.stream().map(task -> new TransitionMeters.Moved(task.status(), task.type())).toList();
     }
 
     /** The occurrences whose idempotency key no task of their owner (one schedule's: the same) holds yet. */

@@ -162,18 +162,17 @@ public class AttemptTransitions {
                 .toList();
         List<TransitionMeters.Moved> moved = new ArrayList<>();
         List<UUID> succeeded = new ArrayList<>();
-        // Its dependency triggers can meet another batch's, a bulk cancel's or a submission's in opposite orders.
-        Set<String> completed = database.retryingDeadlocks(() -> database.inConnection(connection -> {
-            moved.clear();
-            succeeded.clear();
+        boolean[] followUps = {false};
+        Set<String> completed = database.inConnection(connection -> {
             // The task leaves tasks_in_flight in the same statement (the happy path's bookkeeping, DESIGN.md, "Storage").
             try (PreparedStatement complete = connection.prepareStatement("with succeeded as (update tasks "
                     + "set status = 'SUCCEEDED', result = done.result::jsonb, lease_until = null, updated_at = now() "
                     + "from unnest(?::uuid[], ?::int[], ?::text[], ?::text[]) as done(id, attempt, worker, result) "
                     + "where tasks.id = done.id and tasks.status = 'PROCESSING' and tasks.attempt = done.attempt "
-                    + "and tasks.worker = done.worker returning tasks.id, tasks.worker, tasks.type), "
+                    + "and tasks.worker = done.worker returning tasks.id, tasks.worker, tasks.type, "
+                    + "tasks.has_dependents is true or tasks.callback is not null as follow_ups), "
                     + "landed as (delete from tasks_in_flight where task_id = any(array(select id from succeeded))) "
-                    + "select worker, type, id from succeeded")) {
+                    + "select worker, type, id, follow_ups from succeeded")) {
                 complete.setArray(1, connection.createArrayOf("uuid",
                         ordered.stream().map(completion -> completion.claim().taskId()).toArray()));
                 complete.setArray(2, connection.createArrayOf("int4",
@@ -188,14 +187,15 @@ public class AttemptTransitions {
                         claimIds.add(row.getString(1));
                         moved.add(new TransitionMeters.Moved(TaskStatus.SUCCEEDED, row.getString(2)));
                         succeeded.add(row.getObject(3, UUID.class));
+                        followUps[0] |= row.getBoolean(4);
                     }
                 }
                 return claimIds;
             }
-        }));
+        });
         meters.moved(moved);
         if (!succeeded.isEmpty()) {
-            ended.fire(new TasksEnded(succeeded));
+            ended.fire(new TasksEnded(succeeded, followUps[0]));
         }
         return completed;
     }
