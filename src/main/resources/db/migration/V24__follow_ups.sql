@@ -31,28 +31,3 @@ create table task_follow_ups (
 create index task_follow_ups_by_turn on task_follow_ups (turn);
 create index task_follow_ups_task on task_follow_ups (task_id, id);
 
--- A task with dependents or a callback ended: one row, whatever statement ended it (the success batch, a failure,
--- recovery, a cancel, the follow-ups job's own cancels, SQL). The callback's body is the task as it ended.
-create function task_ended_follow_up() returns trigger language plpgsql set search_path from current as $$
-declare
-    iso constant text := 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
-begin
-    insert into task_follow_ups (task_id, ended_as, dependents, callback, callback_max_attempts, owner, trace_parent)
-    values (new.id, new.status, coalesce(new.has_dependents, false),
-            case when new.callback is not null then jsonb_build_object('url', new.callback ->> 'url',
-                'task', jsonb_build_object(
-                'id', new.id, 'type', new.type, 'payload', new.payload, 'status', new.status, 'attempt', new.attempt,
-                'maxAttempts', new.max_attempts, 'priority', new.priority,
-                'runAt', to_char(new.run_at at time zone 'UTC', iso),
-                'deadline', to_char(new.deadline at time zone 'UTC', iso),
-                'createdAt', to_char(new.created_at at time zone 'UTC', iso),
-                'updatedAt', to_char(new.updated_at at time zone 'UTC', iso),
-                'lastError', new.last_error, 'result', new.result, 'owner', new.owner,
-                'concurrencyKey', new.concurrency_key, 'batchId', new.batch_id)) end,
-            least(100, greatest(1, coalesce((new.callback ->> 'maxAttempts')::int, 5))), new.owner, new.trace_parent);
-    return null;
-end $$;
-create trigger task_ended_follow_up after update of status on tasks for each row
-    when ((new.has_dependents or new.callback is not null) and old.status is distinct from new.status
-          and new.status in ('SUCCEEDED', 'DEAD', 'CANCELLED'))
-    execute function task_ended_follow_up();

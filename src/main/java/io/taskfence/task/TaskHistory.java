@@ -23,6 +23,13 @@ import io.taskfence.store.TaskStoreException;
 @ApplicationScoped
 public class TaskHistory {
 
+    /**
+     * What every status change off the happy path sets beside the status: the row's implied happy-path events
+     * ({@code enqueued_at}, {@code started_at}) are written to the log by the trigger {@code task_left_happy_path} from
+     * the row's old values, and cleared here, in the same statement, so that the row does not imply them again.
+     */
+    public static final String IMPLIED_EVENTS_CLEARED = "enqueued_at = null, started_at = null";
+
     /** The most events one read returns: the newest ones. A task retried over and over could have many more. */
     public static final int MAX_EVENTS = 1000;
 

@@ -18,6 +18,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.Task;
+import io.taskfence.task.TaskHistory;
 import io.taskfence.task.TaskRows;
 import io.taskfence.task.TaskScope;
 import io.taskfence.task.TaskStatus;
@@ -81,7 +82,8 @@ public class Retries {
                 }
             }
             try (PreparedStatement retry = connection.prepareStatement("update tasks set status = 'PENDING', "
-                    + "attempt = 0, run_at = now(), lease_until = null, worker = null, updated_at = now() "
+                    + "attempt = 0, run_at = now(), lease_until = null, worker = null, updated_at = now(), "
+                    + TaskHistory.IMPLIED_EVENTS_CLEARED + " "
                     + "where id = ? and (?::text is null or owner = ?) and status in ('DEAD', 'CANCELLED') and "
                     + NOT_A_WAITING_THEN + " returning " + TaskRows.COLUMNS)) {
                 retry.setObject(1, id);
@@ -148,7 +150,8 @@ public class Retries {
         }
         List<TransitionMeters.Moved> moved = new ArrayList<>();
         try (PreparedStatement retry = connection.prepareStatement("update tasks set status = 'PENDING', attempt = 0, "
-                + "run_at = now(), lease_until = null, worker = null, updated_at = now() where id = any(?) returning type")) {
+                + "run_at = now(), lease_until = null, worker = null, updated_at = now(), "
+                + TaskHistory.IMPLIED_EVENTS_CLEARED + " where id = any(?) returning type")) {
             retry.setArray(1, connection.createArrayOf("uuid", within.toArray()));
             try (ResultSet row = retry.executeQuery()) {
                 while (row.next()) {

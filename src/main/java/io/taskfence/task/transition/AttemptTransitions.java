@@ -25,6 +25,7 @@ import jakarta.enterprise.event.Event;
 
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.store.TaskStoreException;
+import io.taskfence.task.TaskHistory;
 import io.taskfence.task.TaskRows;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TasksEnded;
@@ -223,7 +224,8 @@ public class AttemptTransitions {
     private Optional<TaskStatus> failed(Claim claim, String error, boolean permanent, String runAt, long... runAtValues) {
         return counted(claim, database.inConnection(connection -> {
             try (PreparedStatement fail = connection.prepareStatement("update tasks set status = case when ? or "
-                    + EXHAUSTED + " then 'DEAD' else 'FAILED' end, run_at = " + runAt + ", last_error = ?, "
+                    + EXHAUSTED + " then 'DEAD' else 'FAILED' end, " + TaskHistory.IMPLIED_EVENTS_CLEARED + ", "
+                    + "run_at = " + runAt + ", last_error = ?, "
                     + "lease_until = null, updated_at = now() where " + CURRENT_CLAIM + " returning status, type")) {
                 int parameter = 1;
                 fail.setBoolean(parameter++, permanent);
@@ -245,7 +247,8 @@ public class AttemptTransitions {
      */
     public Optional<TaskStatus> later(Claim claim, Duration delay) {
         return counted(claim, database.inConnection(connection -> {
-            try (PreparedStatement later = connection.prepareStatement("update tasks set status = case when "
+            try (PreparedStatement later = connection.prepareStatement("update tasks set "
+                    + TaskHistory.IMPLIED_EVENTS_CLEARED + ", status = case when "
                     + "deadline is not null and deadline < now() + ? * interval '1 millisecond' then 'DEAD' "
                     + "else 'PENDING' end, last_error = case when deadline is not null and deadline < now() + ? "
                     + "* interval '1 millisecond' then 'deadline passed while waiting to be polled again' "

@@ -18,6 +18,7 @@ import jakarta.enterprise.event.Event;
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.store.TaskDatabase;
+import io.taskfence.task.TaskHistory;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TasksEnded;
 
@@ -53,7 +54,7 @@ public class LeaseRecovery {
                     + "join tasks_in_flight on task_id = id where status = 'ENQUEUED' "
                     + "and updated_at < now() - ? * interval '1 millisecond' and id <> all(?) "
                     + "order by id for update of tasks skip locked) "
-                    + "update tasks set status = 'PENDING', updated_at = now() "
+                    + "update tasks set status = 'PENDING', updated_at = now(), " + TaskHistory.IMPLIED_EVENTS_CLEARED + " "
                     + "where id = any(array(select id from stale)) and status = 'ENQUEUED' returning status, type")) {
                 requeue.setLong(1, timeout.toMillis());
                 requeue.setArray(2, connection.createArrayOf("uuid", stillQueued.toArray()));
@@ -81,6 +82,7 @@ public class LeaseRecovery {
                     + "join tasks_in_flight on task_id = id where status = 'PROCESSING' and lease_until < now() "
                     + "order by id for update of tasks skip locked) "
                     + "update tasks set status = case when " + EXHAUSTED + " then 'DEAD' else 'FAILED' end, "
+                    + TaskHistory.IMPLIED_EVENTS_CLEARED + ", "
                     + "run_at = " + BACKOFF + ", "
                     // The claim id names the pod; the error is the tenant's to read, the event's worker the operators'.
                     + "last_error = 'processing lease expired: its worker stopped before finishing', "

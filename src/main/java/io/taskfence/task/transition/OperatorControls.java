@@ -16,6 +16,7 @@ import jakarta.enterprise.event.Event;
 
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.Task;
+import io.taskfence.task.TaskHistory;
 import io.taskfence.task.TaskRows;
 import io.taskfence.task.TaskScope;
 import io.taskfence.task.TaskStatus;
@@ -52,7 +53,8 @@ public class OperatorControls {
             try (PreparedStatement cancel = connection.prepareStatement("with target as (select id as target_id, "
                     + "status as was from tasks where id = ? and (?::text is null or owner = ?) "
                     + "and status in ('WAITING', 'PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED') for update) "
-                    + "update tasks set status = 'CANCELLED', lease_until = null, worker = null, updated_at = now() "
+                    + "update tasks set status = 'CANCELLED', lease_until = null, worker = null, updated_at = now(), "
+                    + TaskHistory.IMPLIED_EVENTS_CLEARED + " "
                     // The row is locked with a status that may be cancelled: no second status test, which would
                     // see the statement's snapshot, older than the row the lock waited for (a claim's).
                     + "from target where id = target_id returning " + TaskRows.COLUMNS + ", was")) {
@@ -92,7 +94,8 @@ public class OperatorControls {
             try (PreparedStatement cancel = connection.prepareStatement("with target as (select id as target_id, "
                     + "status as was from tasks where id = any(?) and created_at <= ? and status in (" + statuses + ") "
                     + "order by id for update) "
-                    + "update tasks set status = 'CANCELLED', lease_until = null, worker = null, updated_at = now() "
+                    + "update tasks set status = 'CANCELLED', lease_until = null, worker = null, updated_at = now(), "
+                    + TaskHistory.IMPLIED_EVENTS_CLEARED + " "
                     + "from target where id = target_id returning id, type, was")) {
                 cancel.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
                 cancel.setTimestamp(2, Timestamp.from(createdBy));
