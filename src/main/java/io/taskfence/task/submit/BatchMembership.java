@@ -4,9 +4,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
+import io.taskfence.task.Task;
 import io.taskfence.task.TaskRows;
 
 /**
@@ -17,9 +19,11 @@ import io.taskfence.task.TaskRows;
 final class BatchMembership {
 
     private final TaskRows rows;
+    private final TaskInserts inserts;
 
-    BatchMembership(TaskRows rows) {
+    BatchMembership(TaskRows rows, TaskInserts inserts) {
         this.rows = rows;
+        this.inserts = inserts;
     }
 
     /** A batch as locked by {@link #join}: whether it is open, and whether this submission made it. */
@@ -121,27 +125,18 @@ final class BatchMembership {
      * @return false if its idempotency key had made a task already: nothing was inserted
      */
     private boolean insertThen(Connection connection, NewTask then, UUID batch) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("with made as (insert into tasks (id, type, payload, "
-                + "max_attempts, priority, run_at, deadline, idempotency_key, owner, concurrency_key, key_order, "
-                + "trace_parent, status, on_dependency_failure, callback) values (gen_random_uuid(), ?, ?::jsonb, ?, ?, "
-                + "coalesce(?::timestamptz, now()), ?::timestamptz, ?, ?, ?, case when ?::text is not null then "
-                + "nextval('tasks_key_order') end, ?, 'WAITING', 'run', ?::jsonb) on conflict (coalesce(owner, ''), idempotency_key) "
-                + "where idempotency_key is not null do nothing returning id, owner) "
-                + "insert into batches (id, owner, then_task_id, open) select ?, owner, id, true from made")) {
-            insert.setString(1, then.type());
-            insert.setString(2, rows.write(then.payload()));
-            insert.setInt(3, then.maxAttempts());
-            insert.setInt(4, then.priority());
-            insert.setString(5, then.runAt() == null ? null : then.runAt().toString());
-            insert.setString(6, then.deadline() == null ? null : then.deadline().toString());
-            insert.setString(7, then.idempotencyKey());
-            insert.setString(8, then.owner());
-            insert.setString(9, then.concurrencyKey());
-            insert.setString(10, then.concurrencyKey());
-            insert.setString(11, then.traceParent());
-            insert.setString(12, Submissions.callbackJson(then.callback()));
-            insert.setObject(13, batch);
-            return insert.executeUpdate() == 1;
+        List<Task> made = inserts.insert(connection, List.of(new TaskInserts.Row(UUID.randomUUID(), then,
+                rows.write(then.payload()), 0, false, true)), null);
+        if (made.isEmpty()) {
+            return false;
         }
+        try (PreparedStatement insert = connection.prepareStatement(
+                "insert into batches (id, owner, then_task_id, open) values (?, ?, ?, true)")) {
+            insert.setObject(1, batch);
+            insert.setString(2, made.getFirst().owner());
+            insert.setObject(3, made.getFirst().id());
+            insert.executeUpdate();
+        }
+        return true;
     }
 }

@@ -24,7 +24,6 @@ import java.util.function.IntFunction;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.Task;
@@ -48,13 +47,15 @@ public class Submissions {
     private final TransitionMeters meters;
     private final Quotas quotas;
     private final BatchMembership batches;
+    private final TaskInserts inserts;
 
     Submissions(TaskDatabase database, TaskRows rows, TransitionMeters meters, Quotas quotas) {
         this.database = database;
         this.rows = rows;
         this.meters = meters;
         this.quotas = quotas;
-        this.batches = new BatchMembership(rows);
+        this.inserts = new TaskInserts(rows);
+        this.batches = new BatchMembership(rows, inserts);
     }
 
     /**
@@ -187,11 +188,9 @@ public class Submissions {
             byId.put(ids[i], i);
             waitedFor.addAll(tasks.get(i).dependencies().items());
         }
-        List<NewTask> storing = stored.stream().map(tasks::get).toList();
-        List<Task> inserted = insert(connection, stored.stream().map(i -> ids[i]).toArray(UUID[]::new), storing,
-                stored.stream().map(i -> payloads[i]).toList(),
-                storing.stream().map(task -> unended(task, dependencies)).toList(),
-                stored.stream().map(waitedFor::contains).toList(), batch);
+        List<Task> inserted = inserts.insert(connection, stored.stream().map(i -> new TaskInserts.Row(ids[i],
+                tasks.get(i), payloads[i], unended(tasks.get(i), dependencies), waitedFor.contains(i), false)).toList(),
+                batch);
         List<Integer> storedNow = new ArrayList<>();
         for (Task task : inserted) {
             int i = byId.get(task.id());
@@ -441,12 +440,10 @@ public class Submissions {
                 within.add(occurrences.get(i));
             }
         }
-        UUID[] ids = within.stream().map(any -> UUID.randomUUID()).toArray(UUID[]::new);
         // A schedule's occurrences share one payload: written once, not once per occurrence (up to 1,000).
         Map<JsonNode, String> written = new IdentityHashMap<>();
-        List<Task> made = within.isEmpty() ? List.of() : insert(connection, ids, within,
-                within.stream().map(task -> written.computeIfAbsent(task.payload(), rows::write)).toList(),
-                within.stream().map(task -> 0).toList(), within.stream().map(task -> false).toList(), null);
+        List<Task> made = within.isEmpty() ? List.of() : inserts.insert(connection, within.stream().map(task ->
+                TaskInserts.Row.pending(task, written.computeIfAbsent(task.payload(), rows::write))).toList(), null);
         return new OccurrenceTasks(made, List.copyOf(overQuota), quota);
     }
 
@@ -463,12 +460,10 @@ public class Submissions {
      */
     public List<TransitionMeters.Moved> submitCallbacks(Connection connection, List<Callback> callbacks)
             throws SQLException {
-        List<NewTask> tasks = callbacks.stream().map(callback -> new NewTask(CALLBACK_TYPE, null,
-                callback.maxAttempts(), 0, null, null, null).ownedBy(callback.owner())
-                .tracedBy(callback.traceParent())).toList();
-        List<Task> made = insert(connection, tasks.stream().map(any -> UUID.randomUUID()).toArray(UUID[]::new), tasks,
-                callbacks.stream().map(Callback::payload).toList(), tasks.stream().map(any -> 0).toList(),
-                tasks.stream().map(any -> false).toList(), null);
+        // The payload is the trigger's JSON text as it is: no task's payload was ever a Java object here.
+        List<Task> made = inserts.insert(connection, callbacks.stream().map(callback -> TaskInserts.Row.pending(
+                new NewTask(CALLBACK_TYPE, null, callback.maxAttempts(), 0, null, null, null)
+                        .ownedBy(callback.owner()).tracedBy(callback.traceParent()), callback.payload())).toList(), null);
         return made.stream().map(task -> new TransitionMeters.Moved(task.status(), task.type())).toList();
     }
 
@@ -489,65 +484,4 @@ public class Submissions {
         return occurrences.stream().filter(occurrence -> !made.contains(occurrence.idempotencyKey())).toList();
     }
 
-    /**
-     * One multi-row insert of {@code tasks} with the given ids and written payloads; a task whose (owner, key) is
-     * taken is left out. A task with dependencies not ended yet ({@code unended}, one count per task) is WAITING for
-     * them, any other PENDING; one that another of them waits for ({@code dependedOn}) is marked so; all are items of
-     * {@code batch} (null: of none). Rows go in in (owner, key) order, so that two inserts sharing keys wait for each
-     * other instead of deadlocking.
-     */
-    private List<Task> insert(Connection connection, UUID[] ids, List<NewTask> tasks, List<String> payloads,
-            List<Integer> unended, List<Boolean> dependedOn, UUID batch) throws SQLException {
-        // A group's place (key_order) is drawn in the items' order, before they are sorted for the insert.
-        try (PreparedStatement insert = connection.prepareStatement("with item as materialized (select item.*, "
-                + "case when concurrency_key is not null then nextval('tasks_key_order') end as key_order "
-                + "from unnest(?::uuid[], ?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], "
-                + "?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::boolean[], ?::text[]) with ordinality as "
-                + "item(id, type, payload, max_attempts, priority, run_at, deadline, key, owner, concurrency_key, trace_parent, "
-                + "unended, on_dependency_failure, depended_on, callback, ord)) "
-                + "insert into tasks (id, type, payload, max_attempts, priority, run_at, deadline, idempotency_key, owner, "
-                + "concurrency_key, key_order, trace_parent, status, dependencies_left, on_dependency_failure, has_dependents, "
-                + "batch_id, callback) "
-                + "select id, type, payload::jsonb, max_attempts, priority, coalesce(run_at, now()), deadline, key, owner, "
-                + "concurrency_key, key_order, trace_parent, case when unended > 0 then 'WAITING' else 'PENDING' end, "
-                + "nullif(unended, 0), case when unended > 0 then on_dependency_failure end, nullif(depended_on, false), "
-                + "?::uuid, callback::jsonb from item "
-                + "order by coalesce(owner, ''), key, ord "
-                + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
-                + "returning " + TaskRows.COLUMNS)) {
-            insert.setArray(1, connection.createArrayOf("uuid", ids));
-            insert.setArray(2, connection.createArrayOf("text", tasks.stream().map(NewTask::type).toArray()));
-            insert.setArray(3, connection.createArrayOf("text", payloads.stream().toArray()));
-            insert.setArray(4, connection.createArrayOf("int4", tasks.stream().map(NewTask::maxAttempts).toArray()));
-            insert.setArray(5, connection.createArrayOf("int4", tasks.stream().map(NewTask::priority).toArray()));
-            // As ISO-8601 text: a Timestamp is written with its offset when bound alone, but inside an
-            // array the driver writes it without one, in the session's time zone.
-            insert.setArray(6, connection.createArrayOf("text", tasks.stream().map(NewTask::runAt)
-                    .map(Submissions::isoText).toArray()));
-            insert.setArray(7, connection.createArrayOf("text", tasks.stream().map(NewTask::deadline)
-                    .map(Submissions::isoText).toArray()));
-            insert.setArray(8, connection.createArrayOf("text", tasks.stream().map(NewTask::idempotencyKey).toArray()));
-            insert.setArray(9, connection.createArrayOf("text", tasks.stream().map(NewTask::owner).toArray()));
-            insert.setArray(10, connection.createArrayOf("text", tasks.stream().map(NewTask::concurrencyKey).toArray()));
-            insert.setArray(11, connection.createArrayOf("text", tasks.stream().map(NewTask::traceParent).toArray()));
-            insert.setArray(12, connection.createArrayOf("int4", unended.toArray()));
-            insert.setArray(13, connection.createArrayOf("text", tasks.stream()
-                    .map(task -> task.dependencies().runIfOneFails() ? "run" : "cancel").toArray()));
-            insert.setArray(14, connection.createArrayOf("bool", dependedOn.toArray()));
-            insert.setArray(15, connection.createArrayOf("text", tasks.stream().map(NewTask::callback)
-                    .map(Submissions::callbackJson).toArray()));
-            insert.setObject(16, batch);
-            return rows.tasks(insert);
-        }
-    }
-
-    /** The task's {@code callback} column: {@code {"url", "maxAttempts"}}, or null. */
-    static String callbackJson(NewTask.Callback callback) {
-        return callback == null ? null : JsonNodeFactory.instance.objectNode().put("url", callback.url())
-                .put("maxAttempts", callback.maxAttempts()).toString();
-    }
-
-    private static String isoText(Instant instant) {
-        return instant == null ? null : instant.toString();
-    }
 }
