@@ -1,10 +1,10 @@
 /**
  * Every leader-only job, one file each: Dispatcher, Recovery, Retention, ScheduleOccurrences, BatchCompletion,
- * BulkActions; FencedJobs runs each under its lock (JobLocks) and hands it its FenceToken; FenceRepair handles a
- * refused token; DueNotifications wakes the dispatcher when others insert tasks; DispatchDisabled turns them all off
- * on a replica.
+ * BulkActions, FollowUpJob; FencedJobs runs each under its lock (JobLocks) and hands it its FenceToken; FenceRepair
+ * handles a refused token; DueNotifications wakes the dispatcher when others insert tasks; DispatchDisabled turns them
+ * all off on a replica.
  *
- * <p>May import schedule, task and its transitions, batches and actions, queue, lock, store. Only the edge rooms
- * import it.
+ * <p>May import lock, queue, schedule, store, task, task.action, task.batch, task.followup, task.submit,
+ * task.transition and types. Only the edge rooms import it.
  */
 package io.taskfence.jobs;

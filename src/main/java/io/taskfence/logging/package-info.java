@@ -1,6 +1,6 @@
 /**
  * Logging context (MDC) helpers and log-level warnings.
  *
- * <p>Imports no other Taskfence package.
+ * <p>May import nothing.
  */
 package io.taskfence.logging;

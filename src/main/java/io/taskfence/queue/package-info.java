@@ -2,6 +2,6 @@
  * The Redis stream that carries enqueued task ids to the workers; a push is checked against the dispatch lock's
  * lease in the same script.
  *
- * <p>May import lock.
+ * <p>May import lock and signals.
  */
 package io.taskfence.queue;

@@ -3,6 +3,6 @@
  * through the same conditional transition as its own workers, and takes the worker's heartbeats, results and
  * failures for its claim, refusing each once the claim no longer holds.
  *
- * <p>May import task, task.transition, types, queue, signals, lock, store.
+ * <p>May import lock, queue, signals, task, task.transition and types.
  */
 package io.taskfence.remote;

@@ -28,25 +28,25 @@ public class Dependents {
      * when none is left, or cancelled at once by a DEAD or CANCELLED end when it does not run anyway. Dependents are
      * locked in id order, as a submission locks the WAITING tasks it waits for, so the two never deadlock.
      */
-    private static final String WALK = "with walk as (select * from unnest(?::uuid[], ?::text[], ?::uuid[]) "
-            + "as w(depends_on, ended_as, after_task)), "
-            + "edges as materialized (select w.depends_on, w.ended_as, e.task_id from walk w cross join lateral ("
+    private static final String WALK = "with walk as (select * from unnest(?::uuid[], ?::text[], ?::boolean[], "
+            + "?::uuid[]) as w(depends_on, ended_as, failed, after_task)), "
+            + "edges as materialized (select w.depends_on, w.ended_as, w.failed, e.task_id from walk w cross join lateral ("
             + "select e.task_id from task_dependencies e where e.depends_on = w.depends_on "
             + "and (w.after_task is null or e.task_id > w.after_task) order by e.task_id limit ?) e), "
             + "resolved as (update task_dependencies e set resolved = true from edges x "
             + "where e.depends_on = x.depends_on and e.task_id = x.task_id and not e.resolved "
             + "returning e.depends_on, e.task_id), "
             + "counted as (select r.task_id, count(*)::int as n, "
-            + "min(case when x.ended_as <> 'SUCCEEDED' then 'dependency ' || x.depends_on || ' ended ' || x.ended_as end) "
-            + "as failed from resolved r join edges x on x.depends_on = r.depends_on and x.task_id = r.task_id "
+            + "min(case when x.failed then 'dependency ' || x.depends_on || ' ended ' || x.ended_as end) "
+            + "as why from resolved r join edges x on x.depends_on = r.depends_on and x.task_id = r.task_id "
             + "group by r.task_id), "
-            + "locked as (select t.id, c.n, c.failed, c.failed is not null and t.on_dependency_failure = 'cancel' "
+            + "locked as (select t.id, c.n, c.why, c.why is not null and t.on_dependency_failure = 'cancel' "
             + "as cancels from tasks t join counted c on c.task_id = t.id where t.status = 'WAITING' "
             + "order by t.id for no key update of t), "
             + "moved as (update tasks set dependencies_left = dependencies_left - locked.n, "
             + "status = case when locked.cancels then 'CANCELLED' when dependencies_left - locked.n <= 0 then 'PENDING' "
             + "else 'WAITING' end, "
-            + "last_error = case when locked.cancels then locked.failed else last_error end, "
+            + "last_error = case when locked.cancels then locked.why else last_error end, "
             + "updated_at = now() from locked where tasks.id = locked.id and tasks.status = 'WAITING' "
             + "returning tasks.id, tasks.status, tasks.type) "
             + "select 'moved', id, status, type, null::int from moved "
@@ -79,8 +79,10 @@ public class Dependents {
         try (PreparedStatement walk = connection.prepareStatement(WALK)) {
             walk.setArray(1, connection.createArrayOf("uuid", walks.stream().map(Walk::endedTask).toArray()));
             walk.setArray(2, connection.createArrayOf("text", walks.stream().map(Walk::endedAs).toArray()));
-            walk.setArray(3, connection.createArrayOf("uuid", walks.stream().map(Walk::afterTask).toArray()));
-            walk.setInt(4, take);
+            walk.setArray(3, connection.createArrayOf("bool", walks.stream()
+                    .map(one -> !one.endedAs().equals(TaskStatus.SUCCEEDED.name())).toArray()));
+            walk.setArray(4, connection.createArrayOf("uuid", walks.stream().map(Walk::afterTask).toArray()));
+            walk.setInt(5, take);
             try (ResultSet row = walk.executeQuery()) {
                 while (row.next()) {
                     UUID id = row.getObject(2, UUID.class);
