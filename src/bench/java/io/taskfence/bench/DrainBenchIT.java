@@ -39,6 +39,10 @@ import io.taskfence.testing.ReplicaCluster;
  * (bench/): on this 2-core machine the three JVMs' C2 compilers otherwise take about half the replicas' CPU during
  * the timed drain, which measures warm-up rather than the data path (the native binary compiles nothing at run
  * time). With one warm-up the timed drain was 4,000 tasks/s; with four, 5,200.
+ *
+ * <p>Last, a drain with dependencies (DESIGN.md, "Dependencies", "Follow-ups"): {@code bench.tasks / 2} chains of two
+ * and one task that {@code bench.tasks / 2} others wait for, each dependent released by the follow-ups job once its
+ * dependency SUCCEEDED; reported against the plain warm drain of the same run.
  */
 class DrainBenchIT {
 
@@ -51,7 +55,7 @@ class DrainBenchIT {
      * five times a second, on the same PostgreSQL the drain is timed on. The end is checked on the task table.
      */
     private static final String UNFINISHED = "select count(*) from (select 1 from tasks_due union all "
-            + "select 1 from tasks_in_flight limit 1) as any_left";
+            + "select 1 from tasks_in_flight union all select 1 from tasks_waiting limit 1) as any_left";
 
     @Test
     void preloadedNoopTasksDrain() throws Exception {
@@ -97,6 +101,18 @@ class DrainBenchIT {
                 double largeSeconds = secondsSince(db, largeCommitted);
                 System.out.printf("[bench] drain: %d tasks in %.3f s (PostgreSQL's clock)%n", large, largeSeconds);
                 BenchResults.record("drain.taskfence.large", large / largeSeconds);
+                empty(db);
+                int withDependencies = tasks / 2 * 3 + 1;
+                OffsetDateTime dependenciesCommitted = preloadWithDependencies(db, tasks / 2, tasks / 2);
+                awaitDrained(cluster, db, withDependencies);
+                if (Rows.count(db, "select count(*) from tasks where status = 'SUCCEEDED' and attempt = 1")
+                        != withDependencies) {
+                    fail(withDependencies + " tasks should each have SUCCEEDED once; " + outcomes(db));
+                }
+                double dependencySeconds = secondsSince(db, dependenciesCommitted);
+                System.out.printf("[bench] drain with dependencies: %d tasks in %.3f s (PostgreSQL's clock)%n",
+                        withDependencies, dependencySeconds);
+                BenchResults.record("drain.dependencies", withDependencies / dependencySeconds);
                 dumpProfiles(cluster);
             } finally {
                 ServiceLogs.printProblems(cluster.replicas());
@@ -157,7 +173,8 @@ class DrainBenchIT {
 
     private static void empty(Connection db) throws SQLException {
         try (Statement empty = db.createStatement()) {
-            empty.execute("truncate tasks, task_event_log, tasks_due, tasks_in_flight, tasks_off_path, dispatch_log");
+            empty.execute("truncate tasks, task_event_log, tasks_due, tasks_in_flight, tasks_off_path, dispatch_log, "
+                    + "tasks_waiting, task_dependencies, task_follow_ups");
         }
     }
 
@@ -175,6 +192,35 @@ class DrainBenchIT {
             committed = now.getObject(1, OffsetDateTime.class);
         }
         // Statistics for the planner, as the db-scheduler run gets (bench/); timed against Taskfence.
+        try (Statement analyze = db.createStatement()) {
+            analyze.execute("analyze tasks");
+        }
+        return committed;
+    }
+
+    /**
+     * {@code chains} chains of two (a PENDING task, and one WAITING for it) and one PENDING task that {@code fanIn}
+     * WAITING tasks wait for, with their edges, in one autocommitted statement, as SQL by hand would make them;
+     * PostgreSQL's time right after its commit.
+     */
+    private static OffsetDateTime preloadWithDependencies(Connection db, int chains, int fanIn) throws SQLException {
+        String task = "insert into tasks (id, type, payload, status, attempt, max_attempts, priority, run_at, "
+                + "created_at, updated_at, has_dependents, dependencies_left, on_dependency_failure) "
+                + "select gen_random_uuid(), 'noop', '{}', %s, 0, 5, 0, now(), now(), now(), %s, %s, %s "
+                + "from generate_series(1, %d) returning id";
+        try (Statement insert = db.createStatement()) {
+            insert.executeUpdate("with heads as (" + task.formatted("'PENDING'", "true", "null", "null", chains + 1)
+                    + "), head as (select id, row_number() over () as n from heads), "
+                    + "dependents as (" + task.formatted("'WAITING'", "null", "1", "'cancel'", chains + fanIn)
+                    + "), dependent as (select id, row_number() over () as n from dependents) "
+                    + "insert into task_dependencies (depends_on, task_id, resolved) select head.id, dependent.id, false "
+                    + "from dependent join head on head.n = least(dependent.n, " + (chains + 1) + ")");
+        }
+        OffsetDateTime committed;
+        try (Statement clock = db.createStatement(); ResultSet now = clock.executeQuery("select clock_timestamp()")) {
+            now.next();
+            committed = now.getObject(1, OffsetDateTime.class);
+        }
         try (Statement analyze = db.createStatement()) {
             analyze.execute("analyze tasks");
         }
