@@ -31,8 +31,9 @@ check_native_sources() { # what the native build steps left in DIR/target must h
   # What the API reads and writes as JSON: Jackson gets at these by reflection, which a native image allows only for
   # registered classes (Problem only comes from exception mappers, so it is registered by annotation).
   for type in api.problem.Problem 'api.problem.Problem$Violation' task.Task task.TaskPage 'api.StatsResource$Stats' lock.LockHolder \
-    api.BatchRequest api.BatchTask api.BatchAnswer 'api.BatchAnswer$Item' api.CallbackRequest task.batch.BatchView \
-    'api.BatchResource$BatchList' api.ActionRequest task.action.ActionView 'api.TaskResource$TaskCount'; do
+    api.tasks.BulkRequest api.tasks.BulkTask api.tasks.BulkAnswer 'api.tasks.BulkAnswer$Item' api.tasks.CallbackRequest \
+    task.batch.BatchView 'api.batches.BatchResource$BatchList' api.actions.ActionRequest task.action.ActionView \
+    'api.tasks.TaskResource$TaskCount'; do
     grep -qF "\"name\":\"io.taskfence.$type\"" "$unpacked/META-INF/native-image/reflect-config.json" \
       || { log "the native image would not let Jackson write io.taskfence.$type (not registered for reflection)"; exit 1; }
   done

@@ -4,12 +4,12 @@ import java.util.Optional;
 import java.util.UUID;
 
 /** Ids in paths and filters: a UUID in its canonical form (any case) only, as UUID.fromString also takes "1-2-3-4-5". */
-final class CanonicalIds {
+public final class CanonicalIds {
 
     private CanonicalIds() {
     }
 
-    static Optional<UUID> parse(String id) {
+    public static Optional<UUID> parse(String id) {
         try {
             UUID parsed = UUID.fromString(id);
             return parsed.toString().equalsIgnoreCase(id) ? Optional.of(parsed) : Optional.empty();

@@ -6,16 +6,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** A delay as the API's bodies and queries write it: {@code <n>s} or {@code <n>ms}, e.g. {@code 30s}, {@code 500ms}. */
-final class Delay {
+public final class Delay {
 
-    static final String PATTERN = "([0-9]{1,9})(ms|s)";
+    public static final String PATTERN = "([0-9]{1,9})(ms|s)";
     private static final Pattern DELAY = Pattern.compile(PATTERN);
 
     private Delay() {
     }
 
     /** The delay {@code text} names; empty if it names none. */
-    static Optional<Duration> parse(String text) {
+    public static Optional<Duration> parse(String text) {
         Matcher parts = DELAY.matcher(text);
         if (!parts.matches()) {
             return Optional.empty();

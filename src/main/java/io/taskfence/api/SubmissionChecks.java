@@ -3,160 +3,60 @@ package io.taskfence.api;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
 import jakarta.inject.Singleton;
-import jakarta.validation.ConstraintViolation;
-import jakarta.validation.Validator;
 import jakarta.ws.rs.core.Response.Status;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.TaskfenceConfig;
-import io.taskfence.api.problem.Problem;
 import io.taskfence.api.problem.ProblemException;
 import io.taskfence.api.problem.Problems;
-import io.taskfence.handlers.TaskHandler;
 import io.taskfence.handlers.TaskHandlers;
-import io.taskfence.tracing.TaskTraces;
 import io.taskfence.types.PayloadSchemas;
 import io.taskfence.types.TaskTypes;
 import io.taskfence.task.StorableJson;
 import io.taskfence.task.submit.NewTask;
 
 /**
- * The checks a submission passes before it is stored (DESIGN.md, "REST API", "Submission"), in their order, for
- * the single submit and each task of a batch alike, so that the two cannot answer one task differently.
- * A refusal is a {@link ProblemException} carrying the problem to answer with.
+ * The checks of a task to be stored that a submission (api.tasks.NewTasks, for the single submit and each task of a
+ * batch alike) and a schedule share (DESIGN.md, "REST API", "Submission"): the type's name, the type and payload,
+ * the priority the owner may ask for, and the instants a task may name. A refusal is a {@link ProblemException}
+ * carrying the problem to answer with.
  */
 @Singleton
 public final class SubmissionChecks {
 
-    /** The rule for the {@code Idempotency-Key} header and a batch task's {@code idempotencyKey}. */
-    static final String IDEMPOTENCY_KEY = "[\\x21-\\x7e]{1,200}";
-    static final String IDEMPOTENCY_KEY_RULE = "must be 1 to 200 visible ASCII characters";
-    /** The rule for a task's {@code concurrencyKey}. */
-    static final String CONCURRENCY_KEY = IDEMPOTENCY_KEY;
-    static final String CONCURRENCY_KEY_RULE = IDEMPOTENCY_KEY_RULE;
-    static final String NOT_A_TASK = "a JSON object with at least type and payload";
+    /** The rule for a task type's name, wherever one is sent (a task, a schedule, a claim, a filter). */
+    public static final String TYPE = "[a-z0-9][a-z0-9._-]{0,63}";
+    public static final String TYPE_RULE = "must match " + TYPE;
     /*
      * The instants runAt and deadline may name, inclusive. PostgreSQL refuses a year over 9999 as the batch
      * writes it (Instant's "+10000-...") and any year past 294276; before 1582-10-15 the JDBC Timestamp
      * shifts the date (Julian calendar). Nothing a task runs by lies outside these, so refuse with a 400
      * instead of failing the insert with a 503 or storing another instant.
      */
-    static final Instant EARLIEST = Instant.EPOCH;
-    static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
+    public static final Instant EARLIEST = Instant.EPOCH;
+    public static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
     private final TaskHandlers handlers;
     private final TaskTypes types;
     private final PayloadSchemas schemas;
     private final TaskfenceConfig config;
-    private final Validator validator;
-    private final TaskTraces traces;
 
-    SubmissionChecks(TaskHandlers handlers, TaskTypes types, PayloadSchemas schemas, TaskfenceConfig config,
-            Validator validator, TaskTraces traces) {
-        this.traces = traces;
+    SubmissionChecks(TaskHandlers handlers, TaskTypes types, PayloadSchemas schemas, TaskfenceConfig config) {
         this.handlers = handlers;
         this.schemas = schemas;
         this.types = types;
         this.config = config;
-        this.validator = validator;
-    }
-
-    /**
-     * A batch's task at {@code index}: first the Bean Validation that JAX-RS runs on a single submission's
-     * body and header (here per task, so that one bad task does not refuse the others), then
-     * {@link #newTask}. Violations name the field by its path in the batch, e.g. {@code tasks[3].priority}.
-     */
-    NewTask newTask(int index, BatchTask item, String owner) {
-        return newTask("tasks[" + index + "]", item, owner);
-    }
-
-    /**
-     * A batch's then task (DESIGN.md, "Batches"): checked as a task of the batch is, at {@code then}; it waits for the
-     * batch alone, and its payload leaves the member {@code batch} to the outcome Taskfence adds.
-     */
-    NewTask thenTask(BatchTask then, String owner) {
-        NewTask task = newTask("then", then, owner);
-        if (then.dependsOn() != null || then.dependsOnItems() != null || then.onDependencyFailure() != null) {
-            throw Problems.about("then", Status.BAD_REQUEST, "a then task waits for its batch's tasks alone: it may "
-                    + "not name dependsOn, dependsOnItems or onDependencyFailure");
-        }
-        if (then.payload().has("batch")) {
-            throw Problems.about("then.payload", Status.BAD_REQUEST, "a then task's payload may not have a member "
-                    + "'batch': Taskfence puts the batch's outcome there when it releases the task");
-        }
-        return task;
-    }
-
-    private NewTask newTask(String at, BatchTask item, String owner) {
-        if (item == null) {
-            throw new ProblemException(Problem.invalid(List.of(new Problem.Violation(at, "body", NOT_A_TASK))));
-        }
-        List<Problem.Violation> violations = new ArrayList<>();
-        for (ConstraintViolation<BatchTask> violation : validator.validate(item)) {
-            violations.add(new Problem.Violation(at + "." + violation.getPropertyPath(), "body", violation.getMessage()));
-        }
-        if (!violations.isEmpty()) {
-            violations.sort(Comparator.comparing(Problem.Violation::field));
-            throw new ProblemException(Problem.invalid(violations));
-        }
-        try {
-            return newTask(item.task(), item.idempotencyKey(), owner);
-        } catch (ProblemException refused) {
-            Problem problem = refused.problem();
-            throw problem.field() == null ? refused : new ProblemException(problem.withField(at + "." + problem.field()));
-        }
-    }
-
-    /**
-     * The checks after Bean Validation: the payload, the type's handler, the times, the priority the owner may ask
-     * for; the task to store, owned by {@code owner} (the key's name, null without authentication) and carrying the
-     * request's trace context. A refusal names the field to blame in its {@code field}.
-     */
-    NewTask newTask(SubmitRequest body, String idempotencyKey, String owner) {
-        typeAndPayload(body.type(), body.payload(), owner);
-        int priority = Optional.ofNullable(body.priority()).orElse(0);
-        priorityAllowed(priority, owner);
-        inRange("runAt", body.runAt());
-        inRange("deadline", body.deadline());
-        if (body.deadline() != null && body.runAt() != null && !body.deadline().isAfter(body.runAt())) {
-            throw Problems.about("deadline", Status.BAD_REQUEST, "deadline must be after runAt");
-        }
-        return new NewTask(body.type(), (ObjectNode) body.payload(),
-                Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
-                priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner).inGroup(body.concurrencyKey())
-                .tracedBy(traces.current())
-                .waitingFor(body.dependsOn() == null ? NewTask.Dependencies.NONE
-                        : new NewTask.Dependencies(body.dependsOn(), "run".equals(body.onDependencyFailure())))
-                .callingBack(callback(body.callback(), owner));
-    }
-
-    /** A callback whose URL the {@code callback} handler can call for {@code owner}: the {@code http} handler's rules. */
-    private NewTask.Callback callback(CallbackRequest callback, String owner) {
-        if (callback == null) {
-            return null;
-        }
-        // The callback task POSTs through the http handler: its rules for a URL are the callback's.
-        List<String> problems = handlers.forType("http").orElseThrow()
-                .payloadProblems(JsonNodeFactory.instance.objectNode().put("url", callback.url()), owner);
-        if (!problems.isEmpty()) {
-            throw Problems.unprocessable("callback.url", "callback: " + String.join("; ", problems)
-                    .replace("payload.url", "callback.url"));
-        }
-        return new NewTask.Callback(callback.url(),
-                Optional.ofNullable(callback.maxAttempts()).orElse(config.retry().maxAttempts()));
     }
 
     /** A priority within {@code owner}'s {@code max-priority}, for a submission and a schedule alike. */
-    void priorityAllowed(int priority, String owner) {
+    public void priorityAllowed(int priority, String owner) {
         OptionalInt maxPriority = owner == null ? OptionalInt.empty()
                 : Optional.ofNullable(config.auth().keys().get(owner)).map(TaskfenceConfig.Auth.Key::maxPriority)
                         .orElse(OptionalInt.empty());
@@ -171,7 +71,7 @@ public final class SubmissionChecks {
      * PostgreSQL can store as sent, of 64 KiB at most, the type has a handler, and the handler can run it for
      * {@code owner} (an API key's name; null for none).
      */
-    void typeAndPayload(String type, JsonNode payload, String owner) {
+    public void typeAndPayload(String type, JsonNode payload, String owner) {
         if (!payload.isObject()) {
             throw Problems.about("payload", Status.BAD_REQUEST, "payload must be a JSON object, not "
                     + payload.getNodeType());
@@ -199,7 +99,8 @@ public final class SubmissionChecks {
         }
     }
 
-    private static void inRange(String field, Instant value) {
+    /** An instant a task may name ({@link #EARLIEST} to {@link #LATEST}), {@code field} naming it in the refusal. */
+    public static void inRange(String field, Instant value) {
         if (value != null && (value.isBefore(EARLIEST) || value.isAfter(LATEST))) {
             throw Problems.about(field, Status.BAD_REQUEST, field + " must be between " + EARLIEST + " and " + LATEST + ", not "
                     + value);

@@ -1,0 +1,80 @@
+package io.taskfence.api.actions;
+
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.Response.Status;
+import jakarta.ws.rs.core.UriInfo;
+
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+
+import io.quarkus.security.identity.SecurityIdentity;
+import io.taskfence.api.auth.KeyOwner;
+import io.taskfence.api.auth.Roles;
+import io.taskfence.api.tasks.FilterParams;
+import io.taskfence.task.TaskFilter;
+import io.taskfence.task.action.ActionView;
+import io.taskfence.task.action.BulkAction;
+import io.taskfence.task.action.TaskActions;
+
+/**
+ * Bulk actions over REST (DESIGN.md, "Bulk actions"): cancel or retry every task a filter matches, answered at once
+ * with the action, which the actions job then works through; its progress is read at {@link ActionProgressResource}.
+ * A submit key acts on its own tasks.
+ */
+@Path("/api/v1/tasks/actions")
+@Produces(MediaType.APPLICATION_JSON)
+@SecurityRequirement(name = "apiKey")
+public class TaskActionResource {
+
+    private static final String FILTERS = "a JSON object with the filters; {} for all";
+
+    private final TaskActions actions;
+    private final SecurityIdentity identity;
+
+    TaskActionResource(TaskActions actions, SecurityIdentity identity) {
+        this.actions = actions;
+        this.identity = identity;
+    }
+
+    /**
+     * 202 and the action started, or 200 and the identical one (same action, key scope and filter) that is running
+     * already: a request sent again while the first runs moves no task twice. Its progress is at the answer's
+     * {@code Location}, {@code GET /api/v1/actions/{id}}.
+     */
+    @POST
+    @Path("/cancel")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "cancelMatching", summary = "Cancel every unfinished task a filter matches, in batches")
+    public Response cancel(@NotNull(message = FILTERS) ActionRequest body, UriInfo uri) {
+        return start(BulkAction.CANCEL, body, uri);
+    }
+
+    /** As {@link #cancel}, for a retry of the DEAD and CANCELLED tasks a filter matches. */
+    @POST
+    @Path("/retry")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "retryMatching", summary = "Retry every DEAD or CANCELLED task a filter matches, in batches")
+    public Response retry(@NotNull(message = FILTERS) ActionRequest body, UriInfo uri) {
+        return start(BulkAction.RETRY, body, uri);
+    }
+
+    private Response start(BulkAction bulk, ActionRequest body, UriInfo uri) {
+        TaskFilter filter = FilterParams.forAction(bulk, FilterParams.filter(body.status(), body.type(), body.owner(),
+                body.batch(), body.createdAfter(), body.createdBefore(), body.error(), body.text(), "body"), "body");
+        KeyOwner caller = KeyOwner.of(identity);
+        TaskActions.Requested requested = actions.request(bulk, caller.scope(), filter, caller.name());
+        ActionView view = requested.action();
+        return Response.status(requested.started() ? Status.ACCEPTED : Status.OK)
+                .location(uri.getBaseUriBuilder().path(ActionProgressResource.class).path(view.id().toString()).build())
+                .entity(view).build();
+    }
+}

@@ -1,0 +1,169 @@
+package io.taskfence.api.claims;
+
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response.Status;
+
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.common.annotation.Blocking;
+import io.smallrye.mutiny.Uni;
+import io.taskfence.TaskfenceConfig;
+import io.taskfence.api.Delay;
+import io.taskfence.api.LongPoll;
+import io.taskfence.api.auth.KeyOwner;
+import io.taskfence.api.auth.Roles;
+import io.taskfence.api.problem.Problems;
+import io.taskfence.remote.ClaimId;
+import io.taskfence.remote.RemoteClaims;
+import io.taskfence.task.StorableJson;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.tracing.TaskTraces;
+import io.taskfence.types.RemoteTypes;
+
+/**
+ * The worker API (DESIGN.md, "Remote workers"): a worker key claims tasks of the remote types it names, extends its
+ * claims' leases, and ends them with a result or a failure. A write whose claim no longer holds its task (cancelled,
+ * finished, or recovered after its lease ran out) is answered 409 and changes nothing: the worker's signal to stop.
+ */
+@Path("/api/v1/claims")
+@Produces(MediaType.APPLICATION_JSON)
+@SecurityRequirement(name = "apiKey")
+public class ClaimResource {
+
+    private static final String DEFAULT_WORKER = "worker";
+
+    private final RemoteClaims claims;
+    private final RemoteTypes remote;
+    private final SecurityIdentity identity;
+    private final Duration backoffBase;
+    private final Duration backoffCap;
+    private final Duration lease;
+    private final TaskTraces traces;
+
+    ClaimResource(RemoteClaims claims, RemoteTypes remote, SecurityIdentity identity, TaskfenceConfig config,
+            TaskTraces traces) {
+        this.traces = traces;
+        this.claims = claims;
+        this.remote = remote;
+        this.identity = identity;
+        this.backoffBase = config.retry().backoffBase();
+        this.backoffCap = config.retry().backoffCap();
+        this.lease = config.worker().lease();
+    }
+
+    /**
+     * Up to {@code max} tasks of the named types, each claimed (PROCESSING, its lease started) for the caller; waits
+     * up to {@code wait} for a first one, without holding a thread. An empty list: none came within the wait.
+     */
+    @POST
+    @Blocking // the key's request rate is taken from Redis before the method runs
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Roles.WORKER)
+    @Operation(operationId = "claimTasks", summary = "Claim tasks of remote types, waiting for them up to a limit")
+    public Uni<ClaimAnswers.Claims> claim(@NotNull(message = "a JSON object with at least types") @Valid ClaimRequest body) {
+        KeyOwner caller = KeyOwner.of(identity);
+        Set<String> types = new LinkedHashSet<>(body.types());
+        for (String type : types) {
+            if (!remote.contains(type)) {
+                throw Problems.unprocessable("types", "'" + type + "' is not a remote task type; the remote types are "
+                        + remote.names());
+            }
+            if (!caller.mayClaim(type)) {
+                throw Problems.of(Status.FORBIDDEN, "API key '" + caller.name() + "' may not claim '" + type
+                        + "' tasks; it may claim " + caller.workerTypes());
+            }
+        }
+        Duration wait = body.waitUpTo() == null ? Duration.ZERO : LongPoll.parse(body.waitUpTo()).orElseThrow(() ->
+                Problems.about("wait", Status.BAD_REQUEST, "wait must be at most " + LongPoll.LONGEST.toSeconds()
+                        + "s, not " + body.waitUpTo()));
+        String claimer = RemoteClaims.claimer(caller.name(), Optional.ofNullable(body.worker()).orElse(DEFAULT_WORKER));
+        return claims.claim(claimer, List.copyOf(types), Optional.ofNullable(body.max()).orElse(1), wait)
+                .map(claimed -> new ClaimAnswers.Claims(claimed.stream().map(claim -> ClaimedTask.of(claim, lease,
+                        traces.claimed(claim.taskId(), claim.type(), claim.attempt(), claim.traceParent(), claimer)))
+                        .toList()));
+    }
+
+    /** Extends the claim's lease by {@code taskfence.worker.lease}; 409 once the claim no longer holds its task. */
+    @POST
+    @Path("/{claimId}/heartbeat")
+    @RolesAllowed(Roles.WORKER)
+    @Operation(operationId = "heartbeatClaim", summary = "Extend a claim's lease")
+    public ClaimAnswers.Lease heartbeat(@PathParam("claimId") String claimId) {
+        return new ClaimAnswers.Lease(claims.heartbeat(held(claimId)));
+    }
+
+    /** PROCESSING → SUCCEEDED with the result; 409, and nothing stored, once the claim no longer holds its task. */
+    @POST
+    @Path("/{claimId}/complete")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Roles.WORKER)
+    @Operation(operationId = "completeClaim", summary = "End a claim with the task's result")
+    public ClaimAnswers.Ended complete(@PathParam("claimId") String claimId, @Valid ClaimAnswers.Result body) {
+        ClaimId claim = held(claimId);
+        JsonNode result = body == null ? null : body.result();
+        StorableJson.resultProblem(result).ifPresent(problem -> {
+            throw Problems.unprocessable("result", "the result cannot be stored: " + problem);
+        });
+        claims.complete(claim, result);
+        traces.reported("success");
+        return new ClaimAnswers.Ended(TaskStatus.SUCCEEDED);
+    }
+
+    /**
+     * PROCESSING → FAILED (retried after the backoff, or after {@code retryAfter}) or DEAD (not retryable, the last
+     * attempt, or past the deadline); 409, and nothing written, once the claim no longer holds its task.
+     */
+    @POST
+    @Path("/{claimId}/fail")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Roles.WORKER)
+    @Operation(operationId = "failClaim", summary = "End a claim with a failure")
+    public ClaimAnswers.Ended fail(@PathParam("claimId") String claimId,
+            @NotNull(message = "a JSON object with at least error") @Valid ClaimAnswers.Failure body) {
+        ClaimId claim = held(claimId);
+        // The body's pattern (Delay's) let it through.
+        Duration retryAfter = body.retryAfter() == null ? null : Delay.parse(body.retryAfter()).orElseThrow();
+        boolean retryable = !Boolean.FALSE.equals(body.retryable());
+        TaskStatus now = claims.fail(claim, body.error(), retryable, retryAfter, backoffBase, backoffCap);
+        traces.reported(retryable ? "failure" : "permanent_failure");
+        return new ClaimAnswers.Ended(now);
+    }
+
+    /**
+     * PROCESSING → PENDING, due now, the attempt not counted: a worker that stops before it could finish hands its
+     * task back for another; 409 once the claim no longer holds its task.
+     */
+    @POST
+    @Path("/{claimId}/release")
+    @RolesAllowed(Roles.WORKER)
+    @Operation(operationId = "releaseClaim", summary = "Hand a claimed task back, unfinished, without using an attempt")
+    public ClaimAnswers.Ended release(@PathParam("claimId") String claimId) {
+        TaskStatus now = claims.release(held(claimId));
+        traces.reported("later");
+        return new ClaimAnswers.Ended(now);
+    }
+
+    /** The claim the id names, made through the caller's key; 404 for anything else, as for an unknown claim. */
+    private ClaimId held(String text) {
+        return ClaimId.parse(text).filter(claim -> RemoteClaims.madeBy(claim, KeyOwner.of(identity).name()))
+                .orElseThrow(() -> Problems.of(Status.NOT_FOUND, "no claim '" + text + "' of this key"));
+    }
+}

@@ -1,0 +1,45 @@
+package io.taskfence.api.schedules;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.taskfence.schedule.Schedule;
+
+/** A schedule as the API shows it (DESIGN.md, "REST API", "Schedules"). */
+@Schema(name = "Schedule")
+public record ScheduleView(String name, String cron, String cronType, String zone, String type, ObjectNode payload,
+        int priority, int maxAttempts, boolean paused, String misfire,
+        @Schema(description = "the next occurrence no task was made for yet; null while paused or when it fires no more")
+        Instant nextFireAt,
+        @Schema(description = "the next " + NEXT_FIRE_TIMES + " occurrences from nextFireAt on; empty while paused")
+        List<Instant> nextFireTimes,
+        Instant createdAt, Instant updatedAt,
+        @Schema(description = "the API key that made it, whose tasks its occurrences are (held to its quota); null "
+                + "with authentication off")
+        String owner) {
+
+    static final int NEXT_FIRE_TIMES = 5;
+
+    static ScheduleView of(Schedule schedule) {
+        List<Instant> next = List.of();
+        if (!schedule.paused() && schedule.nextFireAt() != null) {
+            next = new ArrayList<>(NEXT_FIRE_TIMES);
+            next.add(schedule.nextFireAt());
+            next.addAll(schedule.times().after(schedule.nextFireAt(), NEXT_FIRE_TIMES - 1));
+        }
+        return new ScheduleView(schedule.name(), schedule.cron(), schedule.cronType().id(), schedule.zone().getId(),
+                schedule.type(), schedule.payload(), schedule.priority(), schedule.maxAttempts(), schedule.paused(),
+                schedule.misfire().id(), schedule.paused() ? null : schedule.nextFireAt(), List.copyOf(next),
+                schedule.createdAt(), schedule.updatedAt(), schedule.owner());
+    }
+
+    /** The answer of {@code GET /api/v1/schedules}: every schedule, by name. */
+    @Schema(name = "ScheduleList")
+    public record Listing(List<ScheduleView> schedules) {
+    }
+}

@@ -1,0 +1,141 @@
+package io.taskfence.api.tasks;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+import jakarta.inject.Singleton;
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.Validator;
+import jakarta.ws.rs.core.Response.Status;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.taskfence.TaskfenceConfig;
+import io.taskfence.api.SubmissionChecks;
+import io.taskfence.api.problem.Problem;
+import io.taskfence.api.problem.ProblemException;
+import io.taskfence.api.problem.Problems;
+import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.tracing.TaskTraces;
+import io.taskfence.task.submit.NewTask;
+
+/**
+ * A submission's request made into the task to store (DESIGN.md, "REST API", "Submission"): its checks, in their
+ * order ({@link SubmissionChecks} for those a schedule shares), for the single submit and each task of a batch alike,
+ * so that the two cannot answer one task differently. A refusal is a {@link ProblemException} carrying the problem
+ * to answer with.
+ */
+@Singleton
+final class NewTasks {
+
+    /** The rule for the {@code Idempotency-Key} header and a batch task's {@code idempotencyKey}. */
+    static final String IDEMPOTENCY_KEY = "[\\x21-\\x7e]{1,200}";
+    static final String IDEMPOTENCY_KEY_RULE = "must be 1 to 200 visible ASCII characters";
+    /** The rule for a task's {@code concurrencyKey}. */
+    static final String CONCURRENCY_KEY = IDEMPOTENCY_KEY;
+    static final String CONCURRENCY_KEY_RULE = IDEMPOTENCY_KEY_RULE;
+    static final String NOT_A_TASK = "a JSON object with at least type and payload";
+
+    private final SubmissionChecks checks;
+    private final TaskHandlers handlers;
+    private final TaskfenceConfig config;
+    private final Validator validator;
+    private final TaskTraces traces;
+
+    NewTasks(SubmissionChecks checks, TaskHandlers handlers, TaskfenceConfig config, Validator validator,
+            TaskTraces traces) {
+        this.checks = checks;
+        this.traces = traces;
+        this.handlers = handlers;
+        this.config = config;
+        this.validator = validator;
+    }
+
+    /**
+     * A batch's task at {@code index}: first the Bean Validation that JAX-RS runs on a single submission's
+     * body and header (here per task, so that one bad task does not refuse the others), then
+     * {@link #newTask}. Violations name the field by its path in the batch, e.g. {@code tasks[3].priority}.
+     */
+    NewTask newTask(int index, BulkTask item, String owner) {
+        return newTask("tasks[" + index + "]", item, owner);
+    }
+
+    /**
+     * A batch's then task (DESIGN.md, "Batches"): checked as a task of the batch is, at {@code then}; it waits for the
+     * batch alone, and its payload leaves the member {@code batch} to the outcome Taskfence adds.
+     */
+    NewTask thenTask(BulkTask then, String owner) {
+        NewTask task = newTask("then", then, owner);
+        if (then.dependsOn() != null || then.dependsOnItems() != null || then.onDependencyFailure() != null) {
+            throw Problems.about("then", Status.BAD_REQUEST, "a then task waits for its batch's tasks alone: it may "
+                    + "not name dependsOn, dependsOnItems or onDependencyFailure");
+        }
+        if (then.payload().has("batch")) {
+            throw Problems.about("then.payload", Status.BAD_REQUEST, "a then task's payload may not have a member "
+                    + "'batch': Taskfence puts the batch's outcome there when it releases the task");
+        }
+        return task;
+    }
+
+    private NewTask newTask(String at, BulkTask item, String owner) {
+        if (item == null) {
+            throw new ProblemException(Problem.invalid(List.of(new Problem.Violation(at, "body", NOT_A_TASK))));
+        }
+        List<Problem.Violation> violations = new ArrayList<>();
+        for (ConstraintViolation<BulkTask> violation : validator.validate(item)) {
+            violations.add(new Problem.Violation(at + "." + violation.getPropertyPath(), "body", violation.getMessage()));
+        }
+        if (!violations.isEmpty()) {
+            violations.sort(Comparator.comparing(Problem.Violation::field));
+            throw new ProblemException(Problem.invalid(violations));
+        }
+        try {
+            return newTask(item.task(), item.idempotencyKey(), owner);
+        } catch (ProblemException refused) {
+            Problem problem = refused.problem();
+            throw problem.field() == null ? refused : new ProblemException(problem.withField(at + "." + problem.field()));
+        }
+    }
+
+    /**
+     * The checks after Bean Validation: the payload, the type's handler, the times, the priority the owner may ask
+     * for; the task to store, owned by {@code owner} (the key's name, null without authentication) and carrying the
+     * request's trace context. A refusal names the field to blame in its {@code field}.
+     */
+    NewTask newTask(SubmitRequest body, String idempotencyKey, String owner) {
+        checks.typeAndPayload(body.type(), body.payload(), owner);
+        int priority = Optional.ofNullable(body.priority()).orElse(0);
+        checks.priorityAllowed(priority, owner);
+        SubmissionChecks.inRange("runAt", body.runAt());
+        SubmissionChecks.inRange("deadline", body.deadline());
+        if (body.deadline() != null && body.runAt() != null && !body.deadline().isAfter(body.runAt())) {
+            throw Problems.about("deadline", Status.BAD_REQUEST, "deadline must be after runAt");
+        }
+        return new NewTask(body.type(), (ObjectNode) body.payload(),
+                Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
+                priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner).inGroup(body.concurrencyKey())
+                .tracedBy(traces.current())
+                .waitingFor(body.dependsOn() == null ? NewTask.Dependencies.NONE
+                        : new NewTask.Dependencies(body.dependsOn(), "run".equals(body.onDependencyFailure())))
+                .callingBack(callback(body.callback(), owner));
+    }
+
+    /** A callback whose URL the {@code callback} handler can call for {@code owner}: the {@code http} handler's rules. */
+    private NewTask.Callback callback(CallbackRequest callback, String owner) {
+        if (callback == null) {
+            return null;
+        }
+        // The callback task POSTs through the http handler: its rules for a URL are the callback's.
+        List<String> problems = handlers.forType("http").orElseThrow()
+                .payloadProblems(JsonNodeFactory.instance.objectNode().put("url", callback.url()), owner);
+        if (!problems.isEmpty()) {
+            throw Problems.unprocessable("callback.url", "callback: " + String.join("; ", problems)
+                    .replace("payload.url", "callback.url"));
+        }
+        return new NewTask.Callback(callback.url(),
+                Optional.ofNullable(callback.maxAttempts()).orElse(config.retry().maxAttempts()));
+    }
+}

@@ -1,0 +1,67 @@
+package io.taskfence.api.tasks;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
+
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.taskfence.api.SubmissionChecks;
+import io.taskfence.task.submit.NewTask;
+
+/** The body of {@code POST /api/v1/tasks}. {@link BulkTask} has the same fields and constraints. */
+@Schema(name = "SubmitTask")
+public record SubmitRequest(
+        @NotNull @Pattern(regexp = SubmissionChecks.TYPE, message = SubmissionChecks.TYPE_RULE)
+        @Schema(description = "a registered task type", examples = "noop")
+        String type,
+
+        @NotNull
+        @Schema(description = "a JSON object of at most 64 KiB, handed to the handler", examples = "{\"ms\": 100}")
+        JsonNode payload,
+
+        @Min(1) @Max(100)
+        @Schema(description = "attempts before the task is DEAD; taskfence.retry.max-attempts when absent")
+        Integer maxAttempts,
+
+        @Schema(description = "not before this instant (ISO-8601); now when absent")
+        Instant runAt,
+
+        @Min(-1000) @Max(1000)
+        @Schema(description = "higher runs first among the key's own tasks (dispatch shares between keys first); "
+                + "at most the key's max-priority; 0 when absent")
+        Integer priority,
+
+        @Schema(description = "the task is DEAD if not done by this instant (ISO-8601)")
+        Instant deadline,
+
+        @Pattern(regexp = NewTasks.CONCURRENCY_KEY, message = NewTasks.CONCURRENCY_KEY_RULE)
+        @Schema(description = "the task's concurrency group within its type and the submitting key (e.g. a customer "
+                + "id): the type's max-per-key bounds how many of one group run at once, taken in submission order",
+                examples = "customer-17")
+        String concurrencyKey,
+
+        @Size(max = NewTask.Dependencies.MAX, message = "must name at most " + NewTask.Dependencies.MAX + " tasks")
+        @Schema(description = "ids of this key's tasks to wait for: the task is WAITING until every one of them has "
+                + "SUCCEEDED (see onDependencyFailure for one that ends DEAD or CANCELLED)")
+        List<@NotNull UUID> dependsOn,
+
+        @Pattern(regexp = "cancel|run", message = "must be 'cancel' or 'run'")
+        @Schema(description = "when a task it depends on ends DEAD or CANCELLED: 'cancel' (the default) cancels this "
+                + "task too, 'run' runs it once all of them have ended", enumeration = { "cancel", "run" })
+        String onDependencyFailure,
+
+        @Valid
+        @Schema(description = "where Taskfence POSTs the task's view each time it ends (SUCCEEDED, DEAD or CANCELLED), "
+                + "through a task of the built-in type callback")
+        CallbackRequest callback) {
+}

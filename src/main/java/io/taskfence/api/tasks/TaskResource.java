@@ -1,0 +1,291 @@
+package io.taskfence.api.tasks;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.event.Event;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.ws.rs.BeanParam;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response.Status;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+
+import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.common.annotation.Blocking;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
+import io.taskfence.api.CanonicalIds;
+import io.taskfence.api.LongPoll;
+import io.taskfence.api.PageLimit;
+import io.taskfence.api.auth.KeyOwner;
+import io.taskfence.api.auth.Roles;
+import io.taskfence.api.problem.ProblemException;
+import io.taskfence.api.problem.Problems;
+import io.taskfence.task.Task;
+import io.taskfence.task.TaskCancelled;
+import io.taskfence.task.TaskEvent;
+import io.taskfence.task.TaskFilter;
+import io.taskfence.task.TaskField;
+import io.taskfence.task.TaskHistory;
+import io.taskfence.task.TaskPage;
+import io.taskfence.task.TaskQueries;
+import io.taskfence.task.TaskScope;
+import io.taskfence.task.TasksBecameDue;
+import io.taskfence.task.batch.Batches;
+import io.taskfence.task.submit.GroupedSubmissions;
+import io.taskfence.task.submit.Retries;
+import io.taskfence.task.submit.Submission;
+import io.taskfence.task.transition.OperatorControls;
+
+/**
+ * Tasks over REST (DESIGN.md, "REST API"). A submit key sees and acts on the tasks it submitted only, an admin key
+ * on all ({@link KeyOwner}); a task out of the caller's scope answers 404, as one that does not exist.
+ */
+@Path("/api/v1/tasks")
+@Produces(MediaType.APPLICATION_JSON)
+@SecurityRequirement(name = "apiKey")
+public class TaskResource {
+
+    private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+
+    private final GroupedSubmissions submissions;
+    private final BulkSubmissions bulk;
+    private final OperatorControls controls;
+    private final Retries retries;
+    private final TaskQueries queries;
+    private final NewTasks newTasks;
+    private final Event<TasksBecameDue> due;
+    private final Event<TaskCancelled> cancels;
+    private final TaskHistory history;
+    private final SecurityIdentity identity;
+    private final TaskEndWaits ends;
+    private final Batches batchViews;
+
+    TaskResource(GroupedSubmissions submissions, BulkSubmissions bulk, OperatorControls controls, Retries retries,
+            TaskQueries queries, NewTasks newTasks, Event<TasksBecameDue> due, Event<TaskCancelled> cancels,
+            TaskHistory history, SecurityIdentity identity, TaskEndWaits ends, Batches batchViews) {
+        this.ends = ends;
+        this.batchViews = batchViews;
+        this.submissions = submissions;
+        this.bulk = bulk;
+        this.controls = controls;
+        this.retries = retries;
+        this.queries = queries;
+        this.newTasks = newTasks;
+        this.due = due;
+        this.cancels = cancels;
+        this.history = history;
+        this.identity = identity;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "submitTask", summary = "Submit a task")
+    public Response submit(@NotNull(message = NewTasks.NOT_A_TASK) @Valid SubmitRequest body,
+            @HeaderParam(IDEMPOTENCY_KEY) @Pattern(regexp = NewTasks.IDEMPOTENCY_KEY,
+                    message = NewTasks.IDEMPOTENCY_KEY_RULE) String idempotencyKey,
+            HttpHeaders headers, UriInfo uri) {
+        // JAX-RS hands an empty header over as none; a client that sent one meant a key, so it is refused.
+        if (idempotencyKey == null && headers.getHeaderString(IDEMPOTENCY_KEY) != null) {
+            throw Problems.invalid("header", IDEMPOTENCY_KEY, NewTasks.IDEMPOTENCY_KEY_RULE);
+        }
+        Submission submission = submissions.submit(newTasks.newTask(body, idempotencyKey, caller().name()));
+        Task task = submission.task();
+        if (submission.created()) {
+            due.fire(new TasksBecameDue());
+        }
+        URI location = uri.getBaseUriBuilder().path(TaskResource.class).path(task.id().toString()).build();
+        return Response.status(submission.created() ? Status.CREATED : Status.OK).location(location).entity(task).build();
+    }
+
+    /**
+     * Up to 1,000 tasks in one request and one insert ({@link BulkSubmissions}). Answered 200, every task's outcome
+     * in the request's order; 429 and nothing stored when the tasks to store would take the key past its quota.
+     */
+    @POST
+    @Path("/batch")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "submitTasks", summary = "Submit up to 1,000 tasks, each answered on its own")
+    public BulkAnswer submitBatch(@NotNull(message = "a JSON object {\"tasks\": [...]} with 1 to "
+            + BulkRequest.MAX_TASKS + " tasks") @Valid BulkRequest body, UriInfo uri) {
+        return bulk.submit(body, caller().name(), uri);
+    }
+
+    /**
+     * One task; with {@code wait}, answered once the task has ended (SUCCEEDED, DEAD or CANCELLED) or the wait is
+     * over, whichever comes first, without a thread waiting meanwhile (DESIGN.md, "REST API", "Waiting for a result").
+     */
+    @GET
+    @Path("/{id}")
+    @Blocking // the task is read from PostgreSQL on a worker thread; a wait holds none
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "getTask", summary = "One task, or the task once it has ended if asked to wait")
+    public Uni<Task> get(@PathParam("id") String id, @QueryParam("wait") String wait) {
+        UUID taskId = taskId(id);
+        TaskScope scope = caller().scope();
+        Duration waitFor = wait == null ? Duration.ZERO : LongPoll.parse(wait)
+                .orElseThrow(() -> Problems.invalid("query", "wait", LongPoll.RULE));
+        if (waitFor.isZero()) {
+            return Uni.createFrom().item(queries.find(taskId, scope).orElseThrow(() -> notFound(id)));
+        }
+        // Registered before the read: an end committed between the read and the wait still wakes it.
+        TaskEndWaits.Waiter waiter = ends.waitFor(taskId);
+        Task now;
+        try {
+            now = queries.find(taskId, scope).orElseThrow(() -> notFound(id));
+        } catch (RuntimeException e) {
+            ends.forget(waiter);
+            throw e;
+        }
+        if (now.status().ended()) {
+            ends.forget(waiter);
+            return Uni.createFrom().item(now);
+        }
+        return Uni.createFrom().completionStage(waiter.woken().completeOnTimeout(null, waitFor.toMillis(), TimeUnit.MILLISECONDS))
+                .emitOn(Infrastructure.getDefaultWorkerPool())
+                .map(woken -> {
+                    ends.forget(waiter);
+                    return queries.find(taskId, scope).orElseThrow(() -> notFound(id));
+                })
+                .onCancellation().invoke(() -> ends.forget(waiter));
+    }
+
+    /**
+     * The task's history (DESIGN.md, "REST API", "History"): every committed status change, oldest first; the newest
+     * {@value TaskHistory#MAX_EVENTS} of a task that has more.
+     */
+    @GET
+    @Path("/{id}/events")
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "getTaskEvents", summary = "A task's history, oldest first")
+    public TaskEvents events(@PathParam("id") String id) {
+        KeyOwner caller = caller();
+        List<TaskEvent> events = history.events(taskId(id), caller.scope()).orElseThrow(() -> notFound(id));
+        // Which pod ran an attempt is the operators' business, not a tenant's.
+        return new TaskEvents(caller.seesTheCluster() ? events
+                : events.stream().map(TaskEvent::withoutWorker).toList());
+    }
+
+    /**
+     * Newest first; {@code next} is the {@code after} of the following page. The filters narrow the tasks
+     * ({@link FilterParams}); a submit key sees its own whatever it asks for. Payloads and results, up to 64 KiB each,
+     * are left out unless {@code fields} names them.
+     */
+    @GET
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "listTasks", summary = "A page of tasks, newest first")
+    public TaskPage list(@BeanParam FilterParams filter, @QueryParam("limit") @DefaultValue("50") String limit,
+            @QueryParam("after") String after, @QueryParam("fields") String fields) {
+        return queries.page(caller().scope(), filter.filter(), PageLimit.parse(limit), after, fields(fields));
+    }
+
+    /**
+     * How many tasks the listing's filters let through; with {@code action} ({@code cancel} or {@code retry}), how
+     * many of those a bulk action would take (the ones in a status it moves from), as its confirmation shows.
+     */
+    @GET
+    @Path("/count")
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "countTasks", summary = "How many tasks match the listing's filters")
+    public TaskCount count(@BeanParam FilterParams filter, @QueryParam("action") String action) {
+        TaskFilter chosen = filter.filter();
+        if (action != null) {
+            chosen = FilterParams.forAction(FilterParams.bulkAction(action), chosen, "query");
+        }
+        return new TaskCount(queries.count(caller().scope(), chosen));
+    }
+
+    /** The answer of {@code GET /api/v1/tasks/count}. */
+    public record TaskCount(long count) {
+    }
+
+    @POST
+    @Path("/{id}/cancel")
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "cancelTask", summary = "Cancel a task that has not ended; a running handler is interrupted")
+    public Task cancel(@PathParam("id") String id) {
+        Task cancelled = controls.cancel(taskId(id), caller().scope())
+                .orElseThrow(() -> refused(id, "cancel", "WAITING, PENDING, ENQUEUED, PROCESSING or FAILED"));
+        cancels.fire(new TaskCancelled(cancelled.id()));
+        return cancelled;
+    }
+
+    @POST
+    @Path("/{id}/retry")
+    @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
+    @Operation(operationId = "retryTask", summary = "Run a DEAD or CANCELLED task again")
+    public Task retry(@PathParam("id") String id) {
+        Task retried = retries.retry(taskId(id), caller().scope()).orElseThrow(() -> batchViews.incompleteWithThen(taskId(id))
+                .map(batch -> Problems.of(Status.CONFLICT, "cannot retry task " + id + ": it is the then task of batch "
+                        + batch + ", which has not completed; retry it once the batch is COMPLETE, and it runs with "
+                        + "the batch's outcome"))
+                .orElseGet(() -> refused(id, "retry", "DEAD or CANCELLED")));
+        due.fire(new TasksBecameDue());
+        return retried;
+    }
+
+    // Parameters are parsed here rather than by JAX-RS, which answers a bad one with a bare 404.
+
+    private static UUID taskId(String id) {
+        return CanonicalIds.parse(id).orElseThrow(() -> notFound(id));
+    }
+
+    /** A comma-separated list of {@code payload} and {@code result}, each at most once; empty (JAX-RS: null) asks for neither. */
+    private static Set<TaskField> fields(String fields) {
+        Set<TaskField> asked = EnumSet.noneOf(TaskField.class);
+        if (fields == null) {
+            return asked;
+        }
+        for (String name : fields.split(",", -1)) {
+            TaskField field = switch (name) {
+                case "payload" -> TaskField.PAYLOAD;
+                case "result" -> TaskField.RESULT;
+                default -> null;
+            };
+            if (field == null || !asked.add(field)) {
+                throw Problems.invalid("query", "fields", "must name payload and/or result, comma-separated, each once, not '"
+                        + fields + "'");
+            }
+        }
+        return asked;
+    }
+
+    /** The transition lost: say why, from the task's state now (it may have moved on already). */
+    private ProblemException refused(String id, String action, String allowedFrom) {
+        Task task = queries.find(taskId(id), caller().scope()).orElseThrow(() -> notFound(id));
+        return Problems.of(Status.CONFLICT, "cannot " + action + " task " + id + ": it is " + task.status()
+                + ", and only a task that is " + allowedFrom + " can be");
+    }
+
+    private KeyOwner caller() {
+        return KeyOwner.of(identity);
+    }
+
+    private static ProblemException notFound(String id) {
+        return Problems.of(Status.NOT_FOUND, "no task with id '" + id + "'");
+    }
+}
