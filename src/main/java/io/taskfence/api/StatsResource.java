@@ -16,7 +16,7 @@ import io.taskfence.api.auth.Roles;
 import io.taskfence.lock.FencedLocks;
 import io.taskfence.lock.LockHolder;
 import io.taskfence.queue.TaskQueue;
-import io.taskfence.task.TaskQueries;
+import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.types.TaskTypes;
 import io.taskfence.types.TypeState;

@@ -7,7 +7,7 @@ import org.jboss.logging.Logger;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.taskfence.lock.FencedLocks;
 import io.taskfence.store.StaleFenceException;
-import io.taskfence.task.TaskQueries;
+import io.taskfence.task.query.TaskQueries;
 
 /**
  * What a job does when PostgreSQL refuses its token (DESIGN.md, "Fencing (PostgreSQL)"). Either a newer holder has

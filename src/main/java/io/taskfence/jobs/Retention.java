@@ -12,6 +12,7 @@ import org.jboss.logging.Logger;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
+import io.taskfence.JobSettings;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.lock.FencedLease;
 import io.taskfence.store.FenceToken;
@@ -46,7 +47,7 @@ class Retention {
         this.jobs = jobs;
         this.finished = finished;
         this.batches = batches;
-        TaskfenceConfig.Retention retention = config.retention();
+        JobSettings.Retention retention = config.retention();
         ages.put(TaskStatus.SUCCEEDED, retention.succeeded());
         ages.put(TaskStatus.DEAD, retention.dead());
         ages.put(TaskStatus.CANCELLED, retention.cancelled());

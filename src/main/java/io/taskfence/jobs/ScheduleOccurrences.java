@@ -23,8 +23,8 @@ import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskStatus;
-import io.taskfence.task.submit.OccurrenceTasks;
-import io.taskfence.task.submit.OverQuota;
+import io.taskfence.task.submit.outcome.OccurrenceTasks;
+import io.taskfence.task.submit.outcome.OverQuota;
 import io.taskfence.task.transition.TransitionMeters;
 
 /**

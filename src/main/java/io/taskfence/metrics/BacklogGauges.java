@@ -9,8 +9,9 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import io.taskfence.queue.TaskQueue;
-import io.taskfence.task.TaskQueries;
+import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskStatus;
+import io.taskfence.task.followup.FollowUps;
 import io.taskfence.types.TaskTypes;
 import io.taskfence.types.TypeLimits;
 
@@ -35,12 +36,15 @@ final class BacklogGauges {
     private final CachedReading<Map<TaskStatus, Long>> tasks;
     private final CachedReading<Queue> queue;
     private final CachedReading<Map<String, Long>> keysAtLimit;
+    private final CachedReading<FollowUps.Backlog> followUps;
 
-    BacklogGauges(MeterRegistry registry, TaskQueries queries, TaskQueue taskQueue, TaskTypes types, TypeLimits limits) {
+    BacklogGauges(MeterRegistry registry, TaskQueries queries, TaskQueue taskQueue, TaskTypes types, TypeLimits limits,
+            FollowUps ends) {
         this.tasks = new CachedReading<>("the task counts", queries::countByStatus, MAX_AGE);
         this.queue = new CachedReading<>("the queue's length",
                 () -> new Queue(taskQueue.depth(), taskQueue.pending()), MAX_AGE);
         this.keysAtLimit = new CachedReading<>("the concurrency groups at their limit", types::keysAtLimit, MAX_AGE);
+        this.followUps = new CachedReading<>("the follow-ups' backlog", ends::backlog, MAX_AGE);
         for (TaskStatus status : TaskStatus.values()) {
             Gauge.builder("taskfence.tasks", tasks, reading -> reading.get()
                     .map(counts -> (double) counts.getOrDefault(status, 0L)).orElse(Double.NaN))
@@ -57,6 +61,17 @@ final class BacklogGauges {
         Gauge.builder("taskfence.queue.pending", queue, reading -> reading.get()
                 .map(q -> (double) q.pending()).orElse(Double.NaN))
                 .description("Messages a worker of the group '" + TaskQueue.GROUP + "' has read and not finished")
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder("taskfence.follow.ups", followUps, reading -> reading.get()
+                .map(backlog -> (double) backlog.rows()).orElse(Double.NaN))
+                .description("Task ends whose follow-ups (dependents to release or cancel, callback tasks) are not done")
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder("taskfence.follow.ups.oldest", followUps, reading -> reading.get()
+                .map(FollowUps.Backlog::oldestSeconds).orElse(Double.NaN))
+                .description("How long ago the oldest task end whose follow-ups are not done happened")
+                .baseUnit("seconds")
                 .strongReference(true)
                 .register(registry);
         limits.limited().values().stream().filter(limit -> limit.maxPerKey().isPresent()).forEach(limit ->

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.StringJoiner;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -14,7 +13,6 @@ import org.jboss.logging.Logger;
 
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.redis.datasource.stream.StreamCommands;
-import io.quarkus.redis.datasource.stream.StreamMessage;
 import io.quarkus.redis.datasource.stream.XGroupCreateArgs;
 import io.quarkus.redis.datasource.stream.XReadGroupArgs;
 import io.taskfence.lock.FencedLease;
@@ -38,10 +36,7 @@ public class TaskQueue {
     public static final String GROUP = "workers";
 
     private static final Logger LOG = Logger.getLogger(TaskQueue.class);
-    /** An entry's field naming one task. */
-    private static final String TASK_FIELD = "task";
-    /** An entry's field naming several tasks, their ids separated by spaces. */
-    private static final String TASKS_FIELD = "tasks";
+
     private static final int PAGE = 1000;
 
     /**
@@ -106,17 +101,11 @@ public class TaskQueue {
         if (taskIds.isEmpty()) {
             return true;
         }
-        int entries = (taskIds.size() + perEntry - 1) / perEntry;
-        String[] args = new String[entries + 1];
-        args[0] = lease.holder();
-        for (int entry = 0; entry < entries; entry++) {
-            StringJoiner ids = new StringJoiner(" ");
-            taskIds.subList(entry * perEntry, Math.min(taskIds.size(), (entry + 1) * perEntry))
-                    .forEach(id -> ids.add(id.toString()));
-            args[entry + 1] = ids.toString();
-        }
+        List<String> args = new ArrayList<>();
+        args.add(lease.holder());
+        args.addAll(QueueEntries.values(taskIds, perEntry));
         try {
-            return push.run(redis, List.of(lease.lockKey(), stream), args).toLong() >= 0;
+            return push.run(redis, List.of(lease.lockKey(), stream), args.toArray(String[]::new)).toLong() >= 0;
         } catch (RuntimeException e) {
             throw new QueueUnavailableException("queue/push.lua", e);
         }
@@ -140,7 +129,7 @@ public class TaskQueue {
     /** Up to {@code count} new entries for {@code consumer}, waiting at most {@code block} for the first. */
     public List<Message> read(String consumer, int count, Duration block) {
         try {
-            return messages(streams.xreadgroup(GROUP, consumer, stream, ">",
+            return QueueEntries.messages(streams.xreadgroup(GROUP, consumer, stream, ">",
                     new XReadGroupArgs().count(count).block(block)));
         } catch (RuntimeException e) {
             if (e.getMessage() != null && e.getMessage().contains("NOGROUP")) {
@@ -159,11 +148,13 @@ public class TaskQueue {
     public List<Message> readRemote(String type, String consumer, int count) {
         String remote = remoteStream(type);
         try {
-            return messages(streams.xreadgroup(GROUP, consumer, remote, ">", new XReadGroupArgs().count(count)));
+            return QueueEntries.messages(streams.xreadgroup(GROUP, consumer, remote, ">",
+                    new XReadGroupArgs().count(count)));
         } catch (RuntimeException e) {
             if (e.getMessage() != null && e.getMessage().contains("NOGROUP")) {
                 ensureGroup(remote); // the type's first read, or Redis lost the group
-                return messages(streams.xreadgroup(GROUP, consumer, remote, ">", new XReadGroupArgs().count(count)));
+                return QueueEntries.messages(streams.xreadgroup(GROUP, consumer, remote, ">",
+                    new XReadGroupArgs().count(count)));
             }
             throw new QueueUnavailableException("XREADGROUP " + type, e);
         }
@@ -184,7 +175,8 @@ public class TaskQueue {
 
     private List<Message> reclaim(String stream, String consumer, Duration minIdle, int count) {
         try {
-            return messages(streams.xautoclaim(stream, GROUP, consumer, minIdle, "0-0", count).getMessages());
+            return QueueEntries.messages(
+                    streams.xautoclaim(stream, GROUP, consumer, minIdle, "0-0", count).getMessages());
         } catch (RuntimeException e) {
             if (e.getMessage() != null && e.getMessage().contains("NOGROUP")) {
                 return List.of();
@@ -270,7 +262,8 @@ public class TaskQueue {
             for (Response entry : page) {
                 Response fields = entry.get(1);
                 for (int i = 0; i + 1 < fields.size(); i += 2) {
-                    ids.addAll(taskIds(entry.get(0).toString(), fields.get(i).toString(), fields.get(i + 1).toString()));
+                    ids.addAll(QueueEntries.taskIds(entry.get(0).toString(), fields.get(i).toString(),
+                            fields.get(i + 1).toString()));
                 }
             }
             if (page.size() < PAGE) {
@@ -331,35 +324,5 @@ public class TaskQueue {
 
     private String remoteStream(String type) {
         return remoteStreamPrefix + type;
-    }
-
-    private static List<Message> messages(List<StreamMessage<String, String, String>> entries) {
-        List<Message> messages = new ArrayList<>(entries.size());
-        for (StreamMessage<String, String, String> entry : entries) {
-            List<UUID> ids = new ArrayList<>();
-            entry.payload().forEach((field, value) -> ids.addAll(taskIds(entry.id(), field, value)));
-            messages.add(new Message(entry.id(), ids));
-        }
-        return messages;
-    }
-
-    /** The ids a field names: none if it is not a task field, or holds something other than task ids. */
-    private static List<UUID> taskIds(String entryId, String field, String value) {
-        if (!TASK_FIELD.equals(field) && !TASKS_FIELD.equals(field)) {
-            return List.of();
-        }
-        List<UUID> ids = new ArrayList<>();
-        for (String id : value.split(" ")) {
-            try {
-                ids.add(UUID.fromString(id));
-            } catch (IllegalArgumentException e) {
-                LOG.warnf("queue entry %s names %s, which is no task id; skipping it", entryId, abbreviated(id));
-            }
-        }
-        return ids;
-    }
-
-    private static String abbreviated(String value) {
-        return value.length() <= 40 ? "\"" + value + "\"" : "\"" + value.substring(0, 40) + "…\"";
     }
 }

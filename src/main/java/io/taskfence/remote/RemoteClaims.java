@@ -39,7 +39,7 @@ import io.taskfence.queue.TaskQueue;
 import io.taskfence.queue.TaskQueue.Message;
 import io.taskfence.signals.SignalChannel;
 import io.taskfence.task.Task;
-import io.taskfence.task.TaskQueries;
+import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.transition.AttemptTransitions;

@@ -23,14 +23,14 @@ import io.taskfence.store.StaleFenceException;
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.Task;
 import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.submit.OccurrenceTasks;
-import io.taskfence.task.submit.Submissions;
+import io.taskfence.task.submit.outcome.OccurrenceTasks;
+import io.taskfence.task.submit.JobSubmissions;
 
 /**
  * The {@code schedules} table. Each write is one conditional statement: a name is taken once, an edit or a
  * materialisation applies only to the version it was computed from ({@code where name = ? and version = ?}),
  * so a write based on an older read changes nothing and says so. Materialisation also has the
- * occurrences' tasks submitted ({@link Submissions#submitOccurrences}), in the same fenced transaction.
+ * occurrences' tasks submitted ({@link JobSubmissions#submitOccurrences}), in the same fenced transaction.
  */
 @ApplicationScoped
 public class Schedules {
@@ -39,10 +39,10 @@ public class Schedules {
             + "misfire, next_fire_at, version, created_at, updated_at, owner";
 
     private final TaskDatabase database;
-    private final Submissions submissions;
+    private final JobSubmissions submissions;
     private final ObjectMapper json;
 
-    Schedules(TaskDatabase database, Submissions submissions, ObjectMapper json) {
+    Schedules(TaskDatabase database, JobSubmissions submissions, ObjectMapper json) {
         this.database = database;
         this.submissions = submissions;
         this.json = json;
@@ -141,7 +141,7 @@ public class Schedules {
      * the version read and not paused, and inserts a task for each of the plan's occurrences, owned by the
      * schedule's owner and keyed {@link Schedule#keyOf} among its tasks; an occurrence whose key is taken already
      * becomes no second task, and one that would take the owner past its quota none at all
-     * ({@link Submissions#submitOccurrences}).
+     * ({@link JobSubmissions#submitOccurrences}).
      *
      * @return the tasks inserted and the occurrences the quota left out (none if the schedule had changed)
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed

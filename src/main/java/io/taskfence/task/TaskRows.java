@@ -34,7 +34,7 @@ public class TaskRows {
     }
 
     /** The columns of a listing's rows: {@link #COLUMNS}, with a null in place of each large field not asked for. */
-    static String columns(Set<TaskField> fields) {
+    public static String columns(Set<TaskField> fields) {
         return COLUMNS.replace("payload", fields.contains(TaskField.PAYLOAD) ? "payload" : "null as payload")
                 .replace("result", fields.contains(TaskField.RESULT) ? "result" : "null as result");
     }
@@ -47,7 +47,7 @@ public class TaskRows {
      * A field not in {@code fields} is Java null, which the task's JSON leaves out; a task without a result
      * reads {@link NullNode}, which it shows as null.
      */
-    Task task(ResultSet row, Set<TaskField> fields) throws SQLException {
+    public Task task(ResultSet row, Set<TaskField> fields) throws SQLException {
         return new Task(
                 row.getObject("id", UUID.class),
                 row.getString("type"),

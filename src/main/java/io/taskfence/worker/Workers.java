@@ -10,7 +10,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.annotation.Priority;
@@ -309,27 +308,6 @@ public class Workers {
             closeQuietly(successes);
             heartbeats.shutdownNow();
             leaseDeadlines.shutdownNow();
-        }
-    }
-
-    /** A slot per task in hand, from its read to the end of its attempt. */
-    private static final class Slots extends Semaphore {
-
-        Slots(int permits) {
-            super(permits);
-        }
-
-        /**
-         * After a read that took {@code taken} free slots: gives back those no claim used, or, if the messages
-         * carried more tasks than were free and all were claimed, takes the excess too. The count of free
-         * slots then goes below zero, so the next read waits until enough of those tasks have ended.
-         */
-        void settle(int taken, int claimed) {
-            if (claimed <= taken) {
-                release(taken - claimed);
-            } else {
-                reducePermits(claimed - taken);
-            }
         }
     }
 

@@ -33,7 +33,7 @@ import io.taskfence.schedule.Schedule;
 import io.taskfence.schedule.Schedules;
 import io.taskfence.task.Sql;
 import io.taskfence.task.TaskFixtures;
-import io.taskfence.task.submit.OccurrenceTasks;
+import io.taskfence.task.submit.outcome.OccurrenceTasks;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 

@@ -27,7 +27,7 @@ import io.taskfence.queue.TaskQueue;
 import io.taskfence.task.Sql;
 import io.taskfence.task.TaskTransitions;
 import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.submit.Submission;
+import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.TestServers;
 

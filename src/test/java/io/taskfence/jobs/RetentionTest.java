@@ -25,7 +25,7 @@ import io.taskfence.store.StaleFenceException;
 import io.taskfence.task.FinishedTasks;
 import io.taskfence.task.Sql;
 import io.taskfence.task.TaskFixtures;
-import io.taskfence.task.TaskQueries;
+import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
 import io.taskfence.task.transition.Claim;

@@ -37,7 +37,7 @@ import io.taskfence.schedule.Schedules;
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.task.Sql;
-import io.taskfence.task.submit.OccurrenceTasks;
+import io.taskfence.task.submit.outcome.OccurrenceTasks;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 

@@ -36,7 +36,7 @@ import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
 import io.taskfence.task.Sql;
 import io.taskfence.task.Task;
-import io.taskfence.task.TaskQueries;
+import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;

@@ -31,12 +31,13 @@ import io.taskfence.store.FenceToken;
 import io.taskfence.task.batch.BatchCompletions;
 import io.taskfence.task.submit.BatchPlan;
 import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.submit.Submission;
+import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.submit.Submissions;
-import io.taskfence.task.submit.SubmittedBatch;
+import io.taskfence.task.submit.outcome.SubmittedBatch;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
+import io.taskfence.task.query.TaskQueries;
 
 /**
  * Batches (DESIGN.md, "Batches"): a batch's then task waits until every task of the closed batch has ended, then is

@@ -41,13 +41,14 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ValidatableResponse;
 import io.taskfence.task.followup.FollowUps;
 import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.submit.Submission;
-import io.taskfence.task.submit.Submitted;
-import io.taskfence.task.submit.UnmetDependency;
+import io.taskfence.task.submit.outcome.Submission;
+import io.taskfence.task.submit.outcome.Submitted;
+import io.taskfence.task.submit.outcome.UnmetDependency;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.task.transition.Completion;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
+import io.taskfence.task.query.TaskQueries;
 
 /**
  * Dependencies (DESIGN.md, "Task lifecycle", "Dependencies"): a task WAITING for others is released (→ PENDING) by

@@ -20,7 +20,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.submit.Submission;
+import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 

@@ -28,6 +28,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.task.transition.Completion;
 import io.taskfence.testing.TestServers;
+import io.taskfence.task.query.TaskQueries;
 
 /**
  * Many threads racing every kind of transition on the same few tasks: afterwards each task's history is one

@@ -29,6 +29,9 @@ import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.task.transition.Completion;
 import io.taskfence.testing.TestServers;
+import io.taskfence.task.query.TaskFilter;
+import io.taskfence.task.query.TaskQueries;
+import io.taskfence.task.query.TaskPage;
 
 /**
  * The storage under the state machine (DESIGN.md, "Storage"): the tables that stand in for an index on status hold

@@ -32,6 +32,7 @@ import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
+import io.taskfence.task.query.TaskQueries;
 
 /**
  * Bulk actions (DESIGN.md, "Bulk actions"): a filter's tasks are cancelled or retried in bounded fenced batches whose

@@ -21,6 +21,7 @@ import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.task.transition.Completion;
 import io.taskfence.testing.TestServers;
+import io.taskfence.task.query.TaskQueries;
 
 /**
  * Task history (DESIGN.md, "Task lifecycle"): every committed status change of a task is an event, written in the

@@ -28,6 +28,7 @@ import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.task.transition.Completion;
 import io.taskfence.testing.TestServers;
+import io.taskfence.task.query.TaskQueries;
 
 /** Each transition of DESIGN.md, "Task lifecycle" against the real PostgreSQL: when it wins, and when it loses. */
 @QuarkusTest

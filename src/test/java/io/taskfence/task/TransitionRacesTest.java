@@ -26,6 +26,7 @@ import io.taskfence.store.StaleFenceException;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.task.transition.Completion;
 import io.taskfence.testing.TestServers;
+import io.taskfence.task.query.TaskQueries;
 
 /**
  * Actors racing for the same rows, many times over: every race has exactly one winner, and the row

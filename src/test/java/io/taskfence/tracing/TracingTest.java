@@ -40,7 +40,7 @@ import io.taskfence.client.TaskfenceClient;
 import io.taskfence.handlers.builtin.LocalHookServer;
 import io.taskfence.worker.WorkersWithHookServer;
 import io.taskfence.task.Sql;
-import io.taskfence.task.TaskQueries;
+import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;

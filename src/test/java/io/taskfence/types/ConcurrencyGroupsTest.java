@@ -32,7 +32,7 @@ import io.taskfence.task.TaskFixtures;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
 import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.submit.Submission;
+import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;

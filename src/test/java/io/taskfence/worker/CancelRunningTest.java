@@ -40,7 +40,7 @@ import io.restassured.response.Response;
 import io.taskfence.handlers.builtin.LocalHookServer;
 import io.taskfence.task.Sql;
 import io.taskfence.task.Task;
-import io.taskfence.task.TaskQueries;
+import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
 import io.taskfence.testing.ApiKeysForTests;

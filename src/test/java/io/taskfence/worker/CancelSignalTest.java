@@ -20,7 +20,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.taskfence.lock.LockSettings;
-import io.taskfence.task.TaskQueries;
+import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;

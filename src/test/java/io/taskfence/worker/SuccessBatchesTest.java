@@ -23,7 +23,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskFixtures;
-import io.taskfence.task.TaskQueries;
+import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
 import io.taskfence.task.transition.Claim;

@@ -18,7 +18,7 @@ import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.Roles;
 import io.taskfence.api.tasks.FilterParams;
-import io.taskfence.task.TaskFilter;
+import io.taskfence.task.query.TaskFilter;
 import io.taskfence.task.action.ActionView;
 import io.taskfence.task.action.BulkAction;
 import io.taskfence.task.action.TaskActions;

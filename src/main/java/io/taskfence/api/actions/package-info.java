@@ -3,6 +3,6 @@
  * (TaskActionResource) start one over the tasks the listing's filters match; {@code GET /api/v1/actions/{id}}
  * (ActionProgressResource) reads its progress.
  *
- * <p>May import api, api.tasks (the listing's filters), api.auth, api.problem, task and task.action.
+ * <p>May import api, api.auth, api.problem, api.tasks and task.action.
  */
 package io.taskfence.api.actions;

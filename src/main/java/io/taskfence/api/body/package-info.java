@@ -1,6 +1,6 @@
 /**
  * Body strictness before a resource sees a request: size limit (413), JSON only, UTF-8 only, no duplicate keys.
  *
- * <p>May import api.problem and io.taskfence.task.submit (the payload limit).
+ * <p>May import api.problem.
  */
 package io.taskfence.api.body;

@@ -2,7 +2,6 @@
  * The worker API, /api/v1/claims (ClaimResource; DESIGN.md, "Remote workers"): a worker key claims tasks of remote
  * types, extends its claims' leases, and ends them with a result or a failure.
  *
- * <p>May import api, api.auth, api.problem, remote, task, task.transition (a claim), tracing, io.taskfence.types (the
- * remote types) and the top level's configuration.
+ * <p>May import api, api.auth, api.problem, remote, task, task.transition, tracing and types.
  */
 package io.taskfence.api.claims;

@@ -13,11 +13,11 @@ import io.taskfence.lock.LockUnavailableException;
 import io.taskfence.queue.QueueUnavailableException;
 import io.taskfence.remote.ClaimSupersededException;
 import io.taskfence.store.TaskStoreException;
-import io.taskfence.task.InvalidCursorException;
-import io.taskfence.task.submit.BatchRefusedException;
-import io.taskfence.task.submit.IdempotencyKeyReusedException;
-import io.taskfence.task.submit.UnmetDependencyException;
-import io.taskfence.task.submit.OverQuotaException;
+import io.taskfence.task.query.InvalidCursorException;
+import io.taskfence.task.submit.outcome.BatchRefusedException;
+import io.taskfence.task.submit.outcome.IdempotencyKeyReusedException;
+import io.taskfence.task.submit.outcome.UnmetDependencyException;
+import io.taskfence.task.submit.outcome.OverQuotaException;
 
 /** Problem details for the exceptions of the packages the API calls. */
 final class DomainProblems {

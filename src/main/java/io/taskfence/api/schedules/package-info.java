@@ -2,6 +2,6 @@
  * /api/v1/schedules (ScheduleResource): recurring schedules, for admin keys, each checked whole before it is stored,
  * its task's type and payload as a submission's are (api.SubmissionChecks).
  *
- * <p>May import api, api.auth, api.problem, schedule and the top level's configuration.
+ * <p>May import api, api.auth, api.problem and schedule.
  */
 package io.taskfence.api.schedules;

@@ -19,14 +19,14 @@ import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.batch.Batches;
 import io.taskfence.task.submit.BatchPlan;
 import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.submit.OverQuota;
-import io.taskfence.task.submit.OverQuotaException;
-import io.taskfence.task.submit.ReusedKey;
-import io.taskfence.task.submit.Submission;
+import io.taskfence.task.submit.outcome.OverQuota;
+import io.taskfence.task.submit.outcome.OverQuotaException;
+import io.taskfence.task.submit.outcome.ReusedKey;
+import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.submit.Submissions;
-import io.taskfence.task.submit.Submitted;
-import io.taskfence.task.submit.SubmittedBatch;
-import io.taskfence.task.submit.UnmetDependency;
+import io.taskfence.task.submit.outcome.Submitted;
+import io.taskfence.task.submit.outcome.SubmittedBatch;
+import io.taskfence.task.submit.outcome.UnmetDependency;
 
 /**
  * A bulk submission, {@code POST /api/v1/tasks/batch} (DESIGN.md, "REST API", "Batch"): up to 1,000 tasks in one

@@ -12,7 +12,7 @@ import io.taskfence.api.CanonicalIds;
 import io.taskfence.api.SubmissionChecks;
 import io.taskfence.api.auth.KeyRules;
 import io.taskfence.api.problem.Problems;
-import io.taskfence.task.TaskFilter;
+import io.taskfence.task.query.TaskFilter;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.action.BulkAction;
 

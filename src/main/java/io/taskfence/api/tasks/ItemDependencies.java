@@ -4,7 +4,6 @@ import static io.taskfence.api.tasks.BulkAnswer.Item.refused;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,6 +11,7 @@ import java.util.Optional;
 import jakarta.ws.rs.core.UriInfo;
 
 import io.taskfence.api.problem.Problem;
+import io.taskfence.task.dependency.ItemGraph;
 import io.taskfence.task.submit.NewTask;
 
 /** The dependencies between the tasks of one bulk submission ({@code dependsOnItems}; cycles: {@link ItemCycles}). */
@@ -45,26 +45,16 @@ final class ItemDependencies {
                 waitsFor.put(index, named);
             }
         }
-        for (int index : ItemCycles.in(waitsFor)) {
+        for (int index : ItemGraph.cycles(waitsFor)) {
             items[index] = refused(index, Problem.unprocessable("dependsOnItems makes a cycle through tasks[" + index
                     + "]: none of its tasks could ever run").withField("tasks[" + index + "].dependsOnItems"), uri);
             waitsFor.remove(index);
         }
-        boolean refusedOne = true;
-        while (refusedOne) { // a refusal refuses the tasks that wait for it, and theirs
-            refusedOne = false;
-            for (Iterator<Map.Entry<Integer, List<Integer>>> waiting = waitsFor.entrySet().iterator(); waiting.hasNext();) {
-                Map.Entry<Integer, List<Integer>> task = waiting.next();
-                Optional<Integer> gone = task.getValue().stream().filter(item -> !waitsFor.containsKey(item)).findFirst();
-                if (gone.isPresent()) {
-                    items[task.getKey()] = refused(task.getKey(), Problem.unprocessable("dependsOnItems names tasks["
-                            + gone.get() + "], which was refused").withField("tasks[" + task.getKey() + "].dependsOnItems"),
-                            uri);
-                    waiting.remove();
-                    refusedOne = true;
-                }
-            }
-        }
+        // A refusal refuses the tasks that wait for it, and theirs.
+        ItemGraph.waitingForRefused(waitsFor, item -> !waitsFor.containsKey(item)).forEach((index, gone) ->
+                items[index] = refused(index, Problem.unprocessable("dependsOnItems names tasks[" + gone
+                        + "], which was refused").withField("tasks[" + index + "].dependsOnItems"), uri));
+        waitsFor.keySet().removeIf(index -> items[index] != null);
         List<NewTask> kept = new ArrayList<>();
         List<Integer> keptAt = new ArrayList<>();
         Map<Integer, Integer> placeOf = new HashMap<>();

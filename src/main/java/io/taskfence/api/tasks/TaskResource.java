@@ -46,17 +46,17 @@ import io.taskfence.api.problem.Problems;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskCancelled;
 import io.taskfence.task.TaskEvent;
-import io.taskfence.task.TaskFilter;
+import io.taskfence.task.query.TaskFilter;
 import io.taskfence.task.TaskField;
 import io.taskfence.task.TaskHistory;
-import io.taskfence.task.TaskPage;
-import io.taskfence.task.TaskQueries;
+import io.taskfence.task.query.TaskPage;
+import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskScope;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.batch.Batches;
 import io.taskfence.task.submit.GroupedSubmissions;
 import io.taskfence.task.submit.Retries;
-import io.taskfence.task.submit.Submission;
+import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.transition.OperatorControls;
 
 /**

@@ -1,7 +1,7 @@
 /**
- * /api/v1/types (TypesResource): the task types and their states; pause and resume; remote types declared through
- * the API and taken back (TypeDeclaration).
+ * /api/v1/types (TypesResource): the task types and their states; pause and resume; remote types declared through the
+ * API and taken back (TypeDeclaration).
  *
- * <p>May import api.auth, api.problem, task (TasksBecameDue) and io.taskfence.types.
+ * <p>May import api.auth, api.problem, task and types.
  */
 package io.taskfence.api.types;

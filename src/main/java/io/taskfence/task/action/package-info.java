@@ -1,8 +1,8 @@
 /**
- * Bulk actions (DESIGN.md, "Bulk actions"): cancel or retry every task a filter matches, asked for once and done
- * in bounded batches by the fenced actions job, whose progress can be read. The moves themselves are
- * task.transition's (cancel) and task.submit's (retry, held to the quota).
+ * Bulk actions (DESIGN.md, "Bulk actions"): cancel or retry every task a filter matches, asked for once and done in
+ * bounded batches by the fenced actions job, whose progress can be read. The moves themselves are task.transition's
+ * (cancel) and task.submit's (retry, held to the quota).
  *
- * <p>May import task, task.submit, task.transition and store.
+ * <p>May import store, task, task.query, task.submit and task.transition.
  */
 package io.taskfence.task.action;

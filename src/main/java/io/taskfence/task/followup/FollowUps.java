@@ -16,7 +16,7 @@ import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.TasksEnded;
 import io.taskfence.task.dependency.Dependents;
-import io.taskfence.task.submit.Submissions;
+import io.taskfence.task.submit.JobSubmissions;
 import io.taskfence.task.transition.TransitionMeters;
 
 /**
@@ -42,12 +42,12 @@ public class FollowUps {
 
     private final TaskDatabase database;
     private final Dependents dependents;
-    private final Submissions submissions;
+    private final JobSubmissions submissions;
     private final TransitionMeters meters;
     private final Event<TasksBecameDue> due;
     private final Event<TasksEnded> ended;
 
-    FollowUps(TaskDatabase database, Dependents dependents, Submissions submissions,
+    FollowUps(TaskDatabase database, Dependents dependents, JobSubmissions submissions,
             TransitionMeters meters, Event<TasksBecameDue> due, Event<TasksEnded> ended) {
         this.database = database;
         this.dependents = dependents;
@@ -81,7 +81,7 @@ public class FollowUps {
             }
             List<Row> callbacks = rows.stream().filter(row -> row.callback() != null).toList();
             if (!callbacks.isEmpty()) {
-                moved.addAll(submissions.submitCallbacks(connection, callbacks.stream().map(row -> new Submissions.Callback(
+                moved.addAll(submissions.submitCallbacks(connection, callbacks.stream().map(row -> new JobSubmissions.Callback(
                         row.callback(), row.callbackMaxAttempts(), row.owner(), row.traceParent())).toList()));
             }
             List<Row> walking = rows.stream().filter(Row::dependents).toList();
@@ -126,7 +126,7 @@ public class FollowUps {
         return run;
     }
 
-    /** How many rows wait, and the oldest one's age in seconds (0 when none): what the metrics and health show. */
+    /** How many rows wait, and the oldest one's age in seconds (0 when none): what the metrics show. */
     public Backlog backlog() {
         return database.inConnection(connection -> {
             try (PreparedStatement count = connection.prepareStatement("select count(*), coalesce(extract(epoch "

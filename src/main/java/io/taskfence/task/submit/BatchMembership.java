@@ -10,6 +10,8 @@ import java.util.UUID;
 
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskRows;
+import io.taskfence.task.submit.outcome.ReusedKey;
+import io.taskfence.task.submit.outcome.BatchRefusedException;
 
 /**
  * The batch row a batch submission writes, in its transaction (DESIGN.md, "Batches"): made with its then task, or

@@ -10,6 +10,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import io.taskfence.store.GroupCommit;
 import io.taskfence.store.TaskStoreException;
+import io.taskfence.task.submit.outcome.Submitted;
+import io.taskfence.task.submit.outcome.Submission;
+import io.taskfence.task.submit.outcome.ReusedKey;
+import io.taskfence.task.submit.outcome.OverQuota;
+import io.taskfence.task.submit.outcome.UnmetDependency;
+import io.taskfence.task.submit.outcome.IdempotencyKeyReusedException;
+import io.taskfence.task.submit.outcome.OverQuotaException;
+import io.taskfence.task.submit.outcome.UnmetDependencyException;
 
 /**
  * Single submissions made at the same time share one insert and one commit ({@link GroupCommit}, with

@@ -4,11 +4,17 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
+import java.util.TreeMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.task.submit.outcome.OverQuota;
+import io.taskfence.task.submit.outcome.Submitted;
 
 /**
  * How many unfinished tasks (WAITING, PENDING, ENQUEUED, PROCESSING, FAILED) each API key may have at once: its own
@@ -69,6 +75,33 @@ public class Quotas {
             try (ResultSet row = count.executeQuery()) {
                 row.next();
                 return row.getLong(1);
+            }
+        }
+    }
+
+    /**
+     * Marks {@link OverQuota} the tasks that would take their owner past its quota: with {@code quotaForAll} every
+     * task of an owner whose unfinished tasks and these together exceed it, else those beyond the room left. Each
+     * owner with a quota is counted under its quota lock ({@link #lockAndCount}), taken in name order,
+     * before any row is written.
+     */
+    void refuseOverQuota(Connection connection, List<NewTask> tasks, boolean quotaForAll, Submitted[] outcomes)
+            throws SQLException {
+        Map<String, List<Integer>> byOwner = new TreeMap<>();
+        for (int i = 0; i < tasks.size(); i++) {
+            String owner = tasks.get(i).owner();
+            if (limitFor(owner).isPresent()) {
+                byOwner.computeIfAbsent(owner, any -> new ArrayList<>()).add(i);
+            }
+        }
+        for (Map.Entry<String, List<Integer>> owner : byOwner.entrySet()) {
+            int limit = limitFor(owner.getKey()).getAsInt();
+            long unfinished = lockAndCount(connection, owner.getKey(), limit);
+            List<Integer> items = owner.getValue();
+            long room = Math.max(0, limit - unfinished);
+            if (items.size() > room) {
+                OverQuota refused = new OverQuota(owner.getKey(), unfinished, limit, quotaForAll ? items.size() : 1, false);
+                items.subList(quotaForAll ? 0 : (int) room, items.size()).forEach(i -> outcomes[i] = refused);
             }
         }
     }

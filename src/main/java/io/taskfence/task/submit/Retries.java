@@ -23,6 +23,8 @@ import io.taskfence.task.TaskRows;
 import io.taskfence.task.TaskScope;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.transition.TransitionMeters;
+import io.taskfence.task.submit.outcome.OverQuota;
+import io.taskfence.task.submit.outcome.OverQuotaException;
 
 /**
  * DEAD or CANCELLED → PENDING: a task submitted again, so held to its owner's quota as a submission is

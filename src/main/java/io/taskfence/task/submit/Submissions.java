@@ -5,31 +5,34 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
-import java.time.Instant;
-import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.IntFunction;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
-import com.fasterxml.jackson.databind.JsonNode;
 
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskRows;
-import io.taskfence.task.TaskStatus;
+import io.taskfence.task.dependency.DependencyEdges;
+import io.taskfence.task.dependency.DependencyEdges.Dependency;
+import io.taskfence.task.dependency.ItemGraph;
 import io.taskfence.task.transition.TransitionMeters;
+import io.taskfence.task.submit.outcome.Submitted;
+import io.taskfence.task.submit.outcome.Submission;
+import io.taskfence.task.submit.outcome.ReusedKey;
+import io.taskfence.task.submit.outcome.OverQuota;
+import io.taskfence.task.submit.outcome.UnmetDependency;
+import io.taskfence.task.submit.outcome.SubmittedBatch;
 
 /**
  * Client → PENDING, or WAITING for the tasks it depends on: the one writer of new task rows, for single and grouped
@@ -38,9 +41,6 @@ import io.taskfence.task.transition.TransitionMeters;
  */
 @ApplicationScoped
 public class Submissions {
-
-    /** The built-in type of the tasks that report an end to a callback URL. */
-    public static final String CALLBACK_TYPE = "callback";
 
     private final TaskDatabase database;
     private final TaskRows rows;
@@ -107,7 +107,7 @@ public class Submissions {
                 counted.add(made.then());
             }
             Submitted[] quota = new Submitted[counted.size()];
-            refuseOverQuota(connection, counted, quotaForAll, quota);
+            quotas.refuseOverQuota(connection, counted, quotaForAll, quota);
             System.arraycopy(quota, 0, outcomes, 0, size);
             if (plan != null && Arrays.stream(quota).anyMatch(OverQuota.class::isInstance)) {
                 return null; // the batch's one owner is over its quota: nothing is stored
@@ -200,8 +200,8 @@ public class Submissions {
             storedNow.add(i);
             created.add(new TransitionMeters.Moved(task.status(), task.type()));
         }
-        insertEdges(connection, storedNow.stream().filter(i -> tasks.get(i).dependencies().any())
-                .map(i -> Map.entry(ids[i], tasks.get(i))).toList(), dependencies, item -> ids[item]);
+        DependencyEdges.insert(connection, storedNow.stream().flatMap(i -> edges(ids[i], tasks.get(i).dependencies(),
+                dependencies, item -> ids[item]).stream()).toList());
         List<Integer> taken = new ArrayList<>();
         for (int i : stored) {
             if (outcomes[i] == null) {
@@ -251,59 +251,17 @@ public class Submissions {
         }
     }
 
-    /** A dependency as its row was when locked: its owner and status. */
-    private record Dependency(String owner, TaskStatus status) {
-
-        boolean failed() {
-            return status == TaskStatus.DEAD || status == TaskStatus.CANCELLED;
-        }
-    }
-
-    /**
-     * Locks the rows of every task the submissions not refused yet depend on, of their owners only, and marks them as
-     * depended on ({@code has_dependents}, which makes their end leave a follow-up): until this transaction ends, none
-     * of them can end, and once it has, the follow-ups of each one's end find the edges this transaction adds
-     * (DESIGN.md, "Dependencies", "Follow-ups"). The tasks not WAITING are locked first, then the WAITING ones, each in
-     * id order, the order in which the follow-ups job locks the WAITING dependents it moves. Answers each one's owner and status as locked; an id that names no task of the owner
-     * asking is absent.
-     */
+    /** Locks the tasks the submissions not refused yet depend on ({@link DependencyEdges#lock}). */
     private static Map<UUID, Dependency> lockDependencies(Connection connection, List<NewTask> tasks, Submitted[] outcomes)
             throws SQLException {
-        Set<Map.Entry<UUID, String>> wanted = new HashSet<>();
+        Set<DependencyEdges.Wanted> wanted = new HashSet<>();
         for (int i = 0; i < tasks.size(); i++) {
             if (outcomes[i] == null) {
                 String owner = tasks.get(i).owner();
-                tasks.get(i).dependencies().ids().forEach(id -> wanted.add(new AbstractMap.SimpleEntry<>(id, owner)));
+                tasks.get(i).dependencies().ids().forEach(id -> wanted.add(new DependencyEdges.Wanted(id, owner)));
             }
         }
-        if (wanted.isEmpty()) {
-            return Map.of();
-        }
-        Map<UUID, Dependency> found = new HashMap<>();
-        lockDependencies(connection, wanted, "t.status <> 'WAITING'", found);
-        wanted.removeIf(pair -> found.containsKey(pair.getKey()));
-        if (!wanted.isEmpty()) {
-            lockDependencies(connection, wanted, "true", found);
-        }
-        return found;
-    }
-
-    private static void lockDependencies(Connection connection, Set<Map.Entry<UUID, String>> wanted, String condition,
-            Map<UUID, Dependency> found) throws SQLException {
-        try (PreparedStatement lock = connection.prepareStatement("with locked as (select t.id from tasks t "
-                + "join unnest(?::uuid[], ?::text[]) as wanted(id, owner) on t.id = wanted.id "
-                + "and coalesce(t.owner, '') = coalesce(wanted.owner, '') where " + condition + " "
-                + "order by t.id for no key update of t) update tasks set has_dependents = true "
-                + "from locked where tasks.id = locked.id returning tasks.id, tasks.owner, tasks.status")) {
-            lock.setArray(1, connection.createArrayOf("uuid", wanted.stream().map(Map.Entry::getKey).toArray()));
-            lock.setArray(2, connection.createArrayOf("text", wanted.stream().map(Map.Entry::getValue).toArray()));
-            try (ResultSet row = lock.executeQuery()) {
-                while (row.next()) {
-                    found.put(row.getObject(1, UUID.class),
-                            new Dependency(row.getString(2), TaskStatus.valueOf(row.getString(3))));
-                }
-            }
-        }
+        return DependencyEdges.lock(connection, wanted);
     }
 
     /**
@@ -313,41 +271,33 @@ public class Submissions {
      */
     private static void refuseUnmetDependencies(List<NewTask> tasks, Map<UUID, Dependency> dependencies,
             Submitted[] outcomes) {
-        refuseUnmetIds(tasks, dependencies, outcomes);
-        boolean refused = true;
-        while (refused) { // until no refusal leaves another item waiting for a task that will not be
-            refused = false;
-            for (int i = 0; i < tasks.size(); i++) {
-                if (outcomes[i] == null
-                        && tasks.get(i).dependencies().items().stream().anyMatch(item -> outcomes[item] != null)) {
-                    outcomes[i] = new UnmetDependency("it depends on another task of this request, which is not stored");
-                    refused = true;
-                }
+        Map<Integer, List<Integer>> waitsFor = new HashMap<>();
+        for (int i = 0; i < tasks.size(); i++) {
+            if (outcomes[i] == null) {
+                Optional<String> unmet = unmetId(tasks.get(i), dependencies);
+                outcomes[i] = unmet.map(UnmetDependency::new).orElse(null);
+                waitsFor.put(i, tasks.get(i).dependencies().items());
             }
         }
+        ItemGraph.waitingForRefused(waitsFor, item -> outcomes[item] != null).keySet().forEach(item -> outcomes[item] =
+                new UnmetDependency("it depends on another task of this request, which is not stored"));
     }
 
-    private static void refuseUnmetIds(List<NewTask> tasks, Map<UUID, Dependency> dependencies, Submitted[] outcomes) {
-        for (int i = 0; i < tasks.size(); i++) {
-            NewTask task = tasks.get(i);
-            if (outcomes[i] != null) {
-                continue;
+    /** Why the task cannot wait for the tasks its ids name, if it cannot. */
+    private static Optional<String> unmetId(NewTask task, Map<UUID, Dependency> dependencies) {
+        for (UUID id : task.dependencies().ids()) {
+            Dependency dependency = dependencies.get(id);
+            if (dependency == null || !Objects.equals(dependency.owner(), task.owner())) {
+                return Optional.of("dependsOn names task " + id + ", which "
+                        + (task.owner() == null ? "does not exist" : "API key '" + task.owner() + "' does not have"));
             }
-            for (UUID id : task.dependencies().ids()) {
-                Dependency dependency = dependencies.get(id);
-                if (dependency == null || !Objects.equals(dependency.owner(), task.owner())) {
-                    outcomes[i] = new UnmetDependency("dependsOn names task " + id + ", which "
-                            + (task.owner() == null ? "does not exist" : "API key '" + task.owner() + "' does not have"));
-                    break;
-                }
-                if (dependency.failed() && !task.dependencies().runIfOneFails()) {
-                    outcomes[i] = new UnmetDependency("dependsOn names task " + id + ", which has ended "
-                            + dependency.status() + ": this task would be cancelled at once (onDependencyFailure "
-                            + "'cancel'); send onDependencyFailure 'run' to run it anyway");
-                    break;
-                }
+            if (dependency.failed() && !task.dependencies().runIfOneFails()) {
+                return Optional.of("dependsOn names task " + id + ", which has ended " + dependency.status()
+                        + ": this task would be cancelled at once (onDependencyFailure 'cancel'); send "
+                        + "onDependencyFailure 'run' to run it anyway");
             }
         }
+        return Optional.empty();
     }
 
     /** How many of the task's dependencies have not ended yet (the items submitted with it never have). */
@@ -356,132 +306,12 @@ public class Submissions {
                 + (int) task.dependencies().ids().stream().filter(id -> !dependencies.get(id).status().ended()).count();
     }
 
-    /** The edges of the tasks inserted with dependencies; those whose dependency had ended are resolved already. */
-    private static void insertEdges(Connection connection, List<Map.Entry<UUID, NewTask>> dependents,
-            Map<UUID, Dependency> dependencies, IntFunction<UUID> itemId) throws SQLException {
-        if (dependents.isEmpty()) {
-            return;
-        }
-        List<UUID> from = new ArrayList<>();
-        List<UUID> to = new ArrayList<>();
-        List<Boolean> resolved = new ArrayList<>();
-        for (Map.Entry<UUID, NewTask> dependent : dependents) {
-            for (UUID id : dependent.getValue().dependencies().ids()) {
-                from.add(id);
-                to.add(dependent.getKey());
-                resolved.add(dependencies.get(id).status().ended());
-            }
-            for (int item : dependent.getValue().dependencies().items()) {
-                from.add(itemId.apply(item));
-                to.add(dependent.getKey());
-                resolved.add(false);
-            }
-        }
-        try (PreparedStatement insert = connection.prepareStatement("insert into task_dependencies "
-                + "(depends_on, task_id, resolved) select * from unnest(?::uuid[], ?::uuid[], ?::boolean[])")) {
-            insert.setArray(1, connection.createArrayOf("uuid", from.toArray()));
-            insert.setArray(2, connection.createArrayOf("uuid", to.toArray()));
-            insert.setArray(3, connection.createArrayOf("bool", resolved.toArray()));
-            insert.executeUpdate();
-        }
+    /** The edges of the tasks inserted; those whose dependency had ended are resolved already. */
+    private static List<DependencyEdges.Edge> edges(UUID task, NewTask.Dependencies waitsFor,
+            Map<UUID, Dependency> dependencies, IntFunction<UUID> itemId) {
+        List<DependencyEdges.Edge> edges = new ArrayList<>();
+        waitsFor.ids().forEach(id -> edges.add(new DependencyEdges.Edge(id, task, dependencies.get(id).status().ended())));
+        waitsFor.items().forEach(item -> edges.add(new DependencyEdges.Edge(itemId.apply(item), task, false)));
+        return edges;
     }
-
-    /**
-     * Marks {@link OverQuota} the tasks that would take their owner past its quota: with {@code quotaForAll} every
-     * task of an owner whose unfinished tasks and these together exceed it, else those beyond the room left. Each
-     * owner with a quota is counted under its quota lock ({@link Quotas#lockAndCount}), taken in name order,
-     * before any row is written.
-     */
-    private void refuseOverQuota(Connection connection, List<NewTask> tasks, boolean quotaForAll, Submitted[] outcomes)
-            throws SQLException {
-        Map<String, List<Integer>> byOwner = new TreeMap<>();
-        for (int i = 0; i < tasks.size(); i++) {
-            String owner = tasks.get(i).owner();
-            if (quotas.limitFor(owner).isPresent()) {
-                byOwner.computeIfAbsent(owner, any -> new ArrayList<>()).add(i);
-            }
-        }
-        for (Map.Entry<String, List<Integer>> owner : byOwner.entrySet()) {
-            int limit = quotas.limitFor(owner.getKey()).getAsInt();
-            long unfinished = quotas.lockAndCount(connection, owner.getKey(), limit);
-            List<Integer> items = owner.getValue();
-            long room = Math.max(0, limit - unfinished);
-            if (items.size() > room) {
-                OverQuota refused = new OverQuota(owner.getKey(), unfinished, limit, quotaForAll ? items.size() : 1, false);
-                items.subList(quotaForAll ? 0 : (int) room, items.size()).forEach(i -> outcomes[i] = refused);
-            }
-        }
-    }
-
-    /**
-     * Inserts a schedule's occurrences in the caller's (fenced) transaction; an occurrence whose idempotency key
-     * is taken already becomes no second task. Held to their owner's quota as single submissions are: those
-     * beyond the room its quota leaves are not made (the schedule moves on past them, as past a missed
-     * occurrence). The caller counts the tasks made ({@link TransitionMeters#moved}) once its transaction has
-     * committed.
-     */
-    public OccurrenceTasks submitOccurrences(Connection connection, List<NewTask> all) throws SQLException {
-        // Occurrences made already (an edit moved the schedule back) make nothing: they take no room of the quota.
-        List<NewTask> occurrences = all.isEmpty() || quotas.limitFor(all.getFirst().owner()).isEmpty() ? all
-                : notMadeYet(connection, all);
-        if (occurrences.isEmpty()) {
-            return OccurrenceTasks.NONE;
-        }
-        Submitted[] outcomes = new Submitted[occurrences.size()];
-        refuseOverQuota(connection, occurrences, false, outcomes);
-        List<NewTask> within = new ArrayList<>();
-        List<Instant> overQuota = new ArrayList<>();
-        Optional<OverQuota> quota = Optional.empty();
-        for (int i = 0; i < occurrences.size(); i++) {
-            if (outcomes[i] instanceof OverQuota refused) {
-                overQuota.add(occurrences.get(i).runAt());
-                quota = Optional.of(refused);
-            } else {
-                within.add(occurrences.get(i));
-            }
-        }
-        // A schedule's occurrences share one payload: written once, not once per occurrence (up to 1,000).
-        Map<JsonNode, String> written = new IdentityHashMap<>();
-        List<Task> made = within.isEmpty() ? List.of() : inserts.insert(connection, within.stream().map(task ->
-                TaskInserts.Row.pending(task, written.computeIfAbsent(task.payload(), rows::write))).toList(), null);
-        return new OccurrenceTasks(made, List.copyOf(overQuota), quota);
-    }
-
-    /** A callback task to make (DESIGN.md, "Callbacks"): its payload as JSON text ({url, task}), attempts, owner, trace. */
-    public record Callback(String payload, int maxAttempts, String owner, String traceParent) {
-    }
-
-    /**
-     * The follow-ups job's callback tasks, in its (fenced) transaction: not held to their owner's quota (the end they
-     * report has happened already), without idempotency keys (the job makes each once: the row that asked for it is
-     * gone in the same transaction).
-     *
-     * @return the moves made, for the caller to count once its transaction has committed
-     */
-    public List<TransitionMeters.Moved> submitCallbacks(Connection connection, List<Callback> callbacks)
-            throws SQLException {
-        // The payload is the trigger's JSON text as it is: no task's payload was ever a Java object here.
-        List<Task> made = inserts.insert(connection, callbacks.stream().map(callback -> TaskInserts.Row.pending(
-                new NewTask(CALLBACK_TYPE, null, callback.maxAttempts(), 0, null, null, null)
-                        .ownedBy(callback.owner()).tracedBy(callback.traceParent()), callback.payload())).toList(), null);
-        return made.stream().map(task -> new TransitionMeters.Moved(task.status(), task.type())).toList();
-    }
-
-    /** The occurrences whose idempotency key no task of their owner (one schedule's: the same) holds yet. */
-    private static List<NewTask> notMadeYet(Connection connection, List<NewTask> occurrences) throws SQLException {
-        Set<String> made = new HashSet<>();
-        try (PreparedStatement select = connection.prepareStatement("select idempotency_key from tasks "
-                + "where coalesce(owner, '') = coalesce(?, '') and idempotency_key = any(?)")) {
-            select.setString(1, occurrences.getFirst().owner());
-            select.setArray(2, connection.createArrayOf("text",
-                    occurrences.stream().map(NewTask::idempotencyKey).toArray()));
-            try (ResultSet row = select.executeQuery()) {
-                while (row.next()) {
-                    made.add(row.getString(1));
-                }
-            }
-        }
-        return occurrences.stream().filter(occurrence -> !made.contains(occurrence.idempotencyKey())).toList();
-    }
-
 }

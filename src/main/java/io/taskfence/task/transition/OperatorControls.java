@@ -83,9 +83,8 @@ public class OperatorControls {
     /**
      * As {@link #cancel}, for those of {@code ids} that may still be cancelled and were created by
      * {@code createdBy}, in the caller's transaction. The tasks not WAITING are locked first, then the WAITING ones,
-     * each in id order: the order in which a transaction that ends a task locks rows (the task, then its WAITING
-     * dependents, DESIGN.md, "Dependencies"), as claims and successes do. A WAITING one whose dependency this cancel
-     * ended was cancelled by that end already. The caller counts the moves, tells running handlers and fires
+     * each in id order, as a submission locks the tasks it waits for and the follow-ups job the WAITING dependents it
+     * moves (DESIGN.md, "Dependencies"), so none of them deadlock. The caller counts the moves, tells running handlers and fires
      * {@link TasksEnded} once its transaction has committed ({@link #cancelled}).
      */
     public List<Cancelled> cancelAll(Connection connection, List<UUID> ids, Instant createdBy) throws SQLException {

@@ -33,6 +33,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.Sql;
 import io.taskfence.testing.TestServers;
+import io.taskfence.task.submit.outcome.Submission;
 
 /**
  * Single submissions made at the same time share inserts, yet each caller gets exactly its own outcome,

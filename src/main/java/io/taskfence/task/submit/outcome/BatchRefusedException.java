@@ -1,4 +1,4 @@
-package io.taskfence.task.submit;
+package io.taskfence.task.submit.outcome;
 
 import java.util.UUID;
 
@@ -10,17 +10,17 @@ public final class BatchRefusedException extends RuntimeException {
 
     private final Reason reason;
 
-    BatchRefusedException(Reason reason, String detail) {
+    public BatchRefusedException(Reason reason, String detail) {
         super(detail);
         this.reason = reason;
     }
 
-    static BatchRefusedException unknown(UUID id, String owner) {
+    public static BatchRefusedException unknown(UUID id, String owner) {
         return new BatchRefusedException(Reason.UNKNOWN, "batchId names batch " + id + ", which "
                 + (owner == null ? "does not exist" : "API key '" + owner + "' does not have"));
     }
 
-    static BatchRefusedException closed(UUID id) {
+    public static BatchRefusedException closed(UUID id) {
         return new BatchRefusedException(Reason.CLOSED, "batch " + id + " is closed: its then task runs once its "
                 + "tasks have ended, and no task can join it; submit these tasks as a new batch");
     }

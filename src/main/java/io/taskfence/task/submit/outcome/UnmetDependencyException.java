@@ -1,4 +1,4 @@
-package io.taskfence.task.submit;
+package io.taskfence.task.submit.outcome;
 
 /** A single submission's {@link UnmetDependency}: nothing was stored. */
 public final class UnmetDependencyException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.taskfence.task.submit;
+package io.taskfence.task.submit.outcome;
 
 /**
  * A submission whose {@code dependsOn} cannot be met; nothing was stored. {@code detail} names the dependency: a task

@@ -1,4 +1,4 @@
-package io.taskfence.task.submit;
+package io.taskfence.task.submit.outcome;
 
 /** A submission reused an idempotency key that an earlier, different submission made a task with. */
 public final class IdempotencyKeyReusedException extends RuntimeException {

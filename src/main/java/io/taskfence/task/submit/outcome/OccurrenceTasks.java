@@ -1,4 +1,4 @@
-package io.taskfence.task.submit;
+package io.taskfence.task.submit.outcome;
 
 import java.time.Instant;
 import java.util.List;
@@ -7,7 +7,7 @@ import java.util.Optional;
 import io.taskfence.task.Task;
 
 /**
- * What one materialisation of a schedule made ({@link Submissions#submitOccurrences}).
+ * What one materialisation of a schedule made ({@code JobSubmissions.submitOccurrences}).
  *
  * @param made the tasks inserted (an occurrence whose key was taken already made none)
  * @param overQuota the occurrences (their times) left out because they would have taken the schedule's owner past

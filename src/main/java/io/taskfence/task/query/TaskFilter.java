@@ -1,4 +1,4 @@
-package io.taskfence.task;
+package io.taskfence.task.query;
 
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.task.TaskScope;
 
 /**
  * Which tasks a listing, a count or a bulk action takes, within the reader's {@link TaskScope}: each field that is not

@@ -1,4 +1,4 @@
-package io.taskfence.task.submit;
+package io.taskfence.task.submit.outcome;
 
 /**
  * A task not stored, or not retried, because its owner would have more unfinished tasks than its quota allows;

@@ -1,4 +1,4 @@
-package io.taskfence.api.tasks;
+package io.taskfence.task.dependency;
 
 import java.util.ArrayDeque;
 import java.util.Deque;

@@ -1,7 +1,7 @@
-package io.taskfence.task.submit;
+package io.taskfence.task.submit.outcome;
 
 /**
- * What one task of a batch came to ({@link Submissions#submitAll}): a {@link Submission} (created, or
+ * What one task of a batch came to ({@code Submissions.submitAll}): a {@link Submission} (created, or
  * the task its idempotency key already names), a {@link ReusedKey} (that key names a different request), an
  * {@link OverQuota} or an {@link UnmetDependency} (not stored).
  */

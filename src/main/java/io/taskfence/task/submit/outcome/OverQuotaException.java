@@ -1,4 +1,4 @@
-package io.taskfence.task.submit;
+package io.taskfence.task.submit.outcome;
 
 /** A single submission refused by its owner's quota ({@link OverQuota}); nothing was stored. */
 public final class OverQuotaException extends RuntimeException {

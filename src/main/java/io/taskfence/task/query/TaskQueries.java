@@ -1,4 +1,4 @@
-package io.taskfence.task;
+package io.taskfence.task.query;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -21,6 +21,11 @@ import javax.sql.DataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import io.taskfence.store.TaskStoreException;
+import io.taskfence.task.Task;
+import io.taskfence.task.TaskRows;
+import io.taskfence.task.TaskStatus;
+import io.taskfence.task.TaskField;
+import io.taskfence.task.TaskScope;
 
 /** Reads of the task table: one task, a page of a listing, counts per status. */
 @ApplicationScoped

@@ -1,4 +1,4 @@
-package io.taskfence.task;
+package io.taskfence.task.query;
 
 /** A listing's {@code after} cursor was not one this service made. */
 public final class InvalidCursorException extends RuntimeException {

@@ -1,0 +1,7 @@
+/**
+ * The reads of tasks as clients ask for them: TaskQueries (one task, the listing and the count, by TaskFilter, paged by
+ * TaskPage's cursor; InvalidCursorException for a cursor it did not write).
+ *
+ * <p>May import store and task.
+ */
+package io.taskfence.task.query;
