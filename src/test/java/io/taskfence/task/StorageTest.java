@@ -3,6 +3,7 @@ package io.taskfence.task;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,10 +12,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -42,6 +45,9 @@ import io.taskfence.task.query.TaskPage;
 @TestServers
 class StorageTest {
 
+    /** A statement that writes task rows, as ArchitectureTest reads it from the classes. */
+    private static final Pattern TASK_WRITE = Pattern.compile(
+            "(?i)\\binsert\\s+into\\s+tasks\\b|\\bupdate\\s+tasks(?:\\s+(?:as\\s+)?(?!set\\b)\\w+)?\\s+set\\b");
     private static final int TASKS = 40;
     private static final int RACERS = 8;
     private static final int ROUNDS = 150;
@@ -56,6 +62,29 @@ class StorageTest {
     TaskHistory history;
     @Inject
     DataSource db;
+
+    /**
+     * The triggers on tasks in the service's schema are exactly those R__task_triggers.sql creates (the schema in
+     * force, in one file), and none of their functions writes tasks (DESIGN.md, "Storage").
+     */
+    @Test
+    void theTriggersInForceAreTheRepeatableMigrationsAndNoneWritesTasks() throws Exception {
+        String file = new String(getClass().getResourceAsStream("/db/migration/R__task_triggers.sql").readAllBytes(),
+                StandardCharsets.UTF_8);
+        Set<String> declared = new TreeSet<>(Pattern
+                .compile("create or replace trigger (\\w+) ").matcher(file).results().map(m -> m.group(1)).toList());
+        Set<String> inForce = new TreeSet<>();
+        List<String> writers = new ArrayList<>();
+        Sql.rows(db, "select t.tgname, pg_get_functiondef(t.tgfoid) from pg_trigger t "
+                + "where t.tgrelid = 'tasks'::regclass and not t.tgisinternal", row -> {
+                    inForce.add(row.getString(1));
+                    if (TASK_WRITE.matcher(row.getString(2)).find()) {
+                        writers.add(row.getString(1));
+                    }
+                });
+        assertEquals(declared, inForce);
+        assertEquals(List.of(), writers, "triggers whose function writes tasks");
+    }
 
     @Test
     void racingTransitionsLeaveADueRowPerWaitingTaskAndAnInFlightRowPerQueuedOrRunningOne() throws Exception {
