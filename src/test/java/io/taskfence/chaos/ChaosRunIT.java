@@ -26,8 +26,10 @@ import io.taskfence.testing.ReplicaCluster;
  * Redis Sentinel group and a cut-able path to PostgreSQL, under steady mixed load ({@link MixedLoad}) and a
  * schedule firing every 5 s, while a fault ({@link FaultKind}) is injected and healed every 20 to 40 s. Then
  * the load stops, every task drains, and the {@link InvariantChecker} reads the table and the history: no task
- * lost, no stale-token write, no transition off the state machine, and a task run twice only after its lease
- * expired (counted). The summary is printed and written to {@code target/chaos/}.
+ * lost, no stale-token write, no transition off the state machine, a task run twice only after its lease
+ * expired (counted), and every follow-up (a dependent's release or cancel, a batch's then task, a callback task to
+ * the run's {@link CallbackReceiver}) done once, none left in {@code task_follow_ups}. The summary is printed and
+ * written to {@code target/chaos/}.
  *
  * <p>Runs only when {@code -Dchaos.minutes=N} is given (failsafe passes Maven's {@code -D} properties on), so
  * that a plain {@code mvnw verify} skips it at no cost; {@code -Dchaos.seed} replays a run's choices, and
@@ -45,9 +47,12 @@ class ChaosRunIT {
         Duration run = Duration.ofMinutes(Long.getLong("chaos.minutes"));
         long seed = Long.getLong("chaos.seed", new Random().nextLong() & Long.MAX_VALUE);
         say("chaos run of %d min, seed %d (replay: -Dchaos.seed=%d)", run.toMinutes(), seed, seed);
-        try (ReplicaCluster cluster = ReplicaCluster.startWithSentinelsAndPostgresPath(3,
-                // Messages lost with a flush or a failover come back after this long in ENQUEUED, not a minute.
-                Map.of("TASKFENCE_RECOVERY_ENQUEUED_TIMEOUT", "5s"))) {
+        try (CallbackReceiver callbacks = CallbackReceiver.start();
+                ReplicaCluster cluster = ReplicaCluster.startWithSentinelsAndPostgresPath(3, Map.of(
+                        // Messages lost with a flush or a failover come back after this long in ENQUEUED, not a minute.
+                        "TASKFENCE_RECOVERY_ENQUEUED_TIMEOUT", "5s",
+                        // The load's callbacks go to the receiver on 127.0.0.1, which an IP literal entry allows.
+                        "TASKFENCE_HTTP_ALLOWED_HOSTS", callbacks.allowedHost()))) {
             say("cluster %s is ready", cluster);
             PackagedService first = cluster.replicas().getFirst();
             HttpResponse<String> schedule = cluster.post(first, "/api/v1/schedules", "{\"name\":\"" + SCHEDULE
@@ -60,7 +65,7 @@ class ChaosRunIT {
             List<Faults.Planned> plan = faults.plan(run, kinds());
             say("faults planned: %s", plan);
             List<InjectedFault> injected = new ArrayList<>();
-            try (MixedLoad load = new MixedLoad(cluster, replicas, submissions, seed)) {
+            try (MixedLoad load = new MixedLoad(cluster, replicas, submissions, seed, callbacks.url())) {
                 long start = System.nanoTime();
                 load.start();
                 for (Faults.Planned fault : plan) {
@@ -86,7 +91,7 @@ class ChaosRunIT {
                 unfinished = checker.unfinished(submissions);
             }
             Duration drain = Duration.ofNanos(System.nanoTime() - drainStart);
-            Summary summary = checker.check(seed, run, injected, submissions, drain);
+            Summary summary = checker.check(seed, run, injected, submissions, callbacks, drain);
             String table = summary.table();
             System.out.println(table);
             Path out = Path.of("target", "chaos", "summary-" + seed + ".md");

@@ -42,7 +42,8 @@ final class InvariantChecker {
     private record Row(UUID id, String status, String key, Instant runAt, String marker) {
     }
 
-    private record Event(String from, String to, int attempt, String worker, String error, Instant at) {
+    /** One entry of a task's history ({@code task_events}); {@code from} null for its creation. */
+    record Event(String from, String to, int attempt, String worker, String error, Instant at) {
     }
 
     private final ReplicaCluster cluster;
@@ -51,15 +52,21 @@ final class InvariantChecker {
         this.cluster = cluster;
     }
 
-    /** How many tasks are not finished: those submitted (missing ones count) and any other in the table. */
+    /**
+     * How much is not finished: the tasks not finished, those submitted (missing ones count) and any other in the
+     * table, and the ends whose follow-ups are not done (a callback task not made yet leaves no unfinished task).
+     */
     long unfinished(Submissions submissions) throws SQLException {
         Map<UUID, Row> rows = rows();
         long unfinished = rows.values().stream().filter(row -> !TERMINAL.contains(row.status())).count();
+        try (Connection db = cluster.database()) {
+            unfinished += FollowUpChecker.followUpsLeft(db);
+        }
         return unfinished + submissions.accepted().keySet().stream().filter(id -> !rows.containsKey(id)).count();
     }
 
-    Summary check(long seed, Duration run, List<InjectedFault> faults, Submissions submissions, Duration drain)
-            throws SQLException {
+    Summary check(long seed, Duration run, List<InjectedFault> faults, Submissions submissions,
+            CallbackReceiver callbacks, Duration drain) throws SQLException {
         Map<UUID, Row> rows = rows();
         Map<UUID, List<Event>> history = history();
         Map<UUID, Submissions.Accepted> accepted = submissions.accepted();
@@ -143,8 +150,10 @@ final class InvariantChecker {
                     }
                 }
                 if (event.from() == null) {
-                    dueSince = due(event.at(), accepted.get(id), row);
-                } else if ("PENDING".equals(event.to()) && "=0".equals(EDGES.get(event.from() + "->PENDING"))) {
+                    // a dependent or a then task falls due when it is released
+                    dueSince = "WAITING".equals(event.to()) ? null : due(event.at(), accepted.get(id), row);
+                } else if ("PENDING".equals(event.to()) && ("=0".equals(EDGES.get(event.from() + "->PENDING"))
+                        || "WAITING".equals(event.from()))) {
                     dueSince = event.at();
                 } else if ("CANCELLED".equals(event.to())) {
                     dueSince = null;
@@ -195,12 +204,13 @@ final class InvariantChecker {
 
         long duplicated = byMarker.values().stream().mapToLong(count -> count - 1).sum();
         long[] dispatch = dispatchLog();
+        FollowUpCounts followUps = new FollowUpChecker(cluster, history).check(submissions, callbacks);
         return new Summary(seed, run, faults, accepted.size(), submissions.refusedByStatus(),
                 submissions.unansweredSeen(), submissions.unansweredKeyless().size(), storedUnanswered, duplicated,
                 storedAfterMaybe, storedAfterNothingChanged, scheduleTasks, finished, endStates, lost, lostExamples,
                 unfinishedOthers, submissions.cancelled(), submissions.retried(), dispatch[0], dispatch[1], dispatch[2],
                 illegal, illegalExamples, superseded, rerunsAfterLapse, rerunsAfterCancel, percentile(waits, 0.99), maxWait,
-                maxWaitTask, drain);
+                maxWaitTask, drain, followUps);
     }
 
     /** When a task created at {@code created} fell due: then, or at the runAt its client or schedule gave. */
@@ -215,7 +225,9 @@ final class InvariantChecker {
     /** What is wrong with {@code event} following a task's {@code previous} status at {@code attempt}, if anything. */
     private static Optional<String> problem(String previous, int attempt, Event event) {
         if (event.from() == null) {
-            return previous == null && "PENDING".equals(event.to()) && event.attempt() == 0 ? Optional.empty()
+            // created PENDING, or WAITING for its dependencies or its batch
+            return previous == null && ("PENDING".equals(event.to()) || "WAITING".equals(event.to()))
+                    && event.attempt() == 0 ? Optional.empty()
                     : Optional.of("created as " + event.to() + " after " + previous);
         }
         if (!event.from().equals(previous)) {

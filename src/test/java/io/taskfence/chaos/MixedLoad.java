@@ -30,7 +30,9 @@ import io.taskfence.testing.ReplicaCluster;
  * single submission in ten carry an idempotency key, so that one whose answer a fault swallowed can be sent
  * again without making a second task; the others are marked in their payload, so that the checker can count
  * what each made. Tasks are noops, short sleeps, flaky ones that fail once and then succeed,
- * ones that fail until dead, and noops due a few seconds later.
+ * ones that fail until dead, and noops due a few seconds later. A fifth thread submits follow-ups
+ * ({@link FollowUpRequests}): dependency chains, diamonds and fan-ins, batches with a then task, and callbacks to
+ * the run's {@link CallbackReceiver}, about one request a second.
  */
 final class MixedLoad implements AutoCloseable {
 
@@ -45,12 +47,14 @@ final class MixedLoad implements AutoCloseable {
     private final AtomicLong keys = new AtomicLong();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final List<Thread> threads = new ArrayList<>();
+    private final FollowUpRequests followUps;
 
-    MixedLoad(ReplicaCluster cluster, LiveReplicas replicas, Submissions submissions, long seed) {
+    MixedLoad(ReplicaCluster cluster, LiveReplicas replicas, Submissions submissions, long seed, String callbackUrl) {
         this.cluster = cluster;
         this.replicas = replicas;
         this.submissions = submissions;
         this.seed = seed;
+        this.followUps = new FollowUpRequests(this::key, callbackUrl);
     }
 
     void start() {
@@ -58,6 +62,7 @@ final class MixedLoad implements AutoCloseable {
         threads.add(Thread.ofPlatform().name("chaos-submit-2").start(() -> singles(new Random(seed + 2))));
         threads.add(Thread.ofPlatform().name("chaos-batch").start(() -> batches(new Random(seed + 3))));
         threads.add(Thread.ofPlatform().name("chaos-cancel-retry").start(() -> cancelsAndRetries(new Random(seed + 4))));
+        threads.add(Thread.ofPlatform().name("chaos-follow-ups").start(() -> followUps(new Random(seed + 6))));
     }
 
     /** Stops the traffic and waits for its threads (each finishes the request in hand). */
@@ -115,6 +120,17 @@ final class MixedLoad implements AutoCloseable {
             send(new Submissions.Unanswered("/api/v1/tasks/batch", body.append("]}").toString(), Optional.empty()),
                     random, Optional.empty());
             pause(1_000);
+        }
+    }
+
+    /**
+     * One structure with follow-ups a request, 0.5 to 1.5 s apart (about 8 tasks a second, a tenth of the
+     * rest of the load, plus their callbacks).
+     */
+    private void followUps(Random random) {
+        while (running.get()) {
+            send(followUps.next(random), random, Optional.empty());
+            pause(500 + random.nextInt(1_000));
         }
     }
 
@@ -211,13 +227,18 @@ final class MixedLoad implements AutoCloseable {
         }
         if (request.path().endsWith("/batch")) {
             JsonNode tasks = JSON.readTree(request.body()).get("tasks");
+            Optional<String> thenKey = Optional.ofNullable(JSON.readTree(request.body()).path("then")
+                    .get("idempotencyKey")).map(JsonNode::asText);
             if (status != 200) {
                 for (JsonNode task : tasks) {
                     submissions.refused(status, task.get("idempotencyKey").asText(), mayHaveBeenMade(answer.body()));
                 }
+                thenKey.ifPresent(key -> submissions.refused(status, key, mayHaveBeenMade(answer.body())));
                 return true;
             }
-            JsonNode items = JSON.readTree(answer.body()).get("items");
+            JsonNode batchAnswer = JSON.readTree(answer.body());
+            thenKey.ifPresent(key -> recordThen(key, batchAnswer.path("batch")));
+            JsonNode items = batchAnswer.get("items");
             for (int i = 0; i < items.size(); i++) {
                 JsonNode item = items.get(i);
                 JsonNode task = tasks.get(i);
@@ -239,6 +260,20 @@ final class MixedLoad implements AutoCloseable {
             submissions.refused(status, request.idempotencyKey().orElseThrow(), mayHaveBeenMade(answer.body()));
         }
         return true;
+    }
+
+    /**
+     * A batch request's then task: accepted with the batch the answer shows, or, when the answer has none (every
+     * item was refused), not stored, as the batch it would have made.
+     */
+    private void recordThen(String key, JsonNode batch) {
+        if (batch.hasNonNull("thenTaskId")) {
+            UUID then = UUID.fromString(batch.get("thenTaskId").asText());
+            submissions.accepted(then, Optional.empty());
+            submissions.thenAccepted(key, then);
+        } else {
+            submissions.thenRefused(key);
+        }
     }
 
     /**

@@ -42,6 +42,7 @@ final class Submissions {
     private final AtomicLong cancelRefused = new AtomicLong();
     private final AtomicLong retried = new AtomicLong();
     private final AtomicLong retryRefused = new AtomicLong();
+    private final Map<String, UUID> thenTasks = new ConcurrentHashMap<>();
 
     void accepted(UUID id, Optional<Instant> runAt) {
         accepted.putIfAbsent(id, new Accepted(id, runAt));
@@ -64,6 +65,24 @@ final class Submissions {
         if (mayHaveBeenMade) {
             refusedMaybeMade.add(key);
         }
+    }
+
+    /** A batch request's then task, by its idempotency key: the answer showed its batch with this then task. */
+    void thenAccepted(String key, UUID task) {
+        thenTasks.putIfAbsent(key, task);
+    }
+
+    /**
+     * A batch request answered without a batch (each of its tasks refused): its then task was not stored, as a
+     * refused submission's task is not.
+     */
+    void thenRefused(String key) {
+        refusedKeys.add(key);
+    }
+
+    /** The then tasks of the batches the clients were shown, by their idempotency keys. */
+    Map<String, UUID> thenTasks() {
+        return Map.copyOf(thenTasks);
     }
 
     /** A submission without an idempotency key whose answer was lost: it cannot be asked for again. */

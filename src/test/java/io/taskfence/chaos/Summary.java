@@ -8,7 +8,7 @@ import java.util.Map;
  * What a chaos run's invariant checker found, read from the table, the history and the dispatch log after
  * the faults stopped and every task drained. The run fails on any lost task, stale-token write, illegal
  * transition, attempt end written by a superseded claim, or task stored after its client was told nothing was
- * changed.
+ * changed, and on any follow-up lost or done twice ({@link FollowUpCounts}).
  *
  * @param submitted tasks a client was given an id for (201, or 200 for a repeated idempotency key)
  * @param refused submissions refused, by HTTP status (a 503 while PostgreSQL was away is not a submission)
@@ -34,6 +34,7 @@ import java.util.Map;
  *     task retried
  * @param p99WaitBeyondRunAt of the times from a task falling due (created, its runAt, or a manual retry) to its
  *     start, the 99th percentile
+ * @param followUps the dependents released or cancelled, then tasks, callback tasks and follow-ups left
  */
 record Summary(long seed, Duration run, List<InjectedFault> faults, long submitted, Map<Integer, Long> refused,
         long unanswered, long unansweredKeyless, long storedUnanswered, long duplicated, long storedAfterMaybe,
@@ -42,11 +43,11 @@ record Summary(long seed, Duration run, List<InjectedFault> faults, long submitt
         long dispatchBatches, long dispatchRuns, long staleTokenWrites, long illegalTransitions,
         List<String> illegalExamples, long supersededClaimWrites, long rerunsAfterLeaseExpiry,
         long rerunsAfterCancel, Duration p99WaitBeyondRunAt, Duration maxWaitBeyondRunAt, String maxWaitTask,
-        Duration drain) {
+        Duration drain, FollowUpCounts followUps) {
 
     boolean passed() {
         return lost == 0 && unfinishedOthers == 0 && staleTokenWrites == 0 && illegalTransitions == 0
-                && supersededClaimWrites == 0 && storedAfterNothingChanged == 0;
+                && supersededClaimWrites == 0 && storedAfterNothingChanged == 0 && followUps.passed();
     }
 
     /** The summary as a Markdown table, then the faults. */
@@ -77,6 +78,7 @@ record Summary(long seed, Duration run, List<InjectedFault> faults, long submitt
         row(out, "reruns after a running attempt was cancelled and retried", rerunsAfterCancel);
         row(out, "wait beyond runAt (or a retry) to the start, p99 / max", String.format("%.1f s / %.1f s (task %s)",
                 p99WaitBeyondRunAt.toMillis() / 1000.0, maxWaitBeyondRunAt.toMillis() / 1000.0, maxWaitTask));
+        followUps.rows((measure, value) -> row(out, measure, value));
         row(out, "drain after the load stopped", String.format("%.1f s", drain.toMillis() / 1000.0));
         out.append("\nfaults:\n");
         faults.forEach(fault -> out.append("  ").append(fault).append('\n'));
