@@ -37,7 +37,7 @@ import io.taskfence.worker.RunningTasksProfile;
 @QuarkusTest
 @TestServers
 @TestProfile(FairDispatchTest.ShortQueue.class)
-class FairDispatchTest {
+public class FairDispatchTest {
 
     /**
      * The running profile with a short stream: another key's tasks, dispatched at once, still wait behind the

@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -46,6 +49,33 @@ class TaskTransitionsTest {
     TaskFixtures fixtures;
     @Inject
     DataSource db;
+
+    /**
+     * A heartbeat's bound on PostgreSQL's answer is its statement's alone: every connection the pool hands out after
+     * it has no network time-out, so a later borrower's long statement is not cut (before, a dispatch or a success
+     * batch that waited longer than half a heartbeat period on the same connection failed with "Read timed out").
+     */
+    @Test
+    void aHeartbeatsAnswerBoundDoesNotStayOnThePooledConnection() throws Exception {
+        Claim claim = fixtures.claimed();
+        assertTrue(transitions.heartbeat(claim, Duration.ofMinutes(1), Duration.ofMillis(50)));
+        List<Connection> borrowed = new ArrayList<>();
+        try {
+            for (int i = 0; i < 20; i++) { // the whole pool (quarkus.datasource.jdbc.max-size), the heartbeat's among them
+                borrowed.add(db.getConnection());
+            }
+            for (Connection connection : borrowed) {
+                assertEquals(0, connection.getNetworkTimeout());
+            }
+            try (Statement slow = borrowed.getFirst().createStatement()) {
+                slow.execute("select pg_sleep(0.2)");
+            }
+        } finally {
+            for (Connection connection : borrowed) {
+                connection.close();
+            }
+        }
+    }
 
     @Test
     void cancelWinsFromPendingEnqueuedProcessingAndFailedOnly() {

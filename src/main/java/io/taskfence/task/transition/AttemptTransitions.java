@@ -133,8 +133,10 @@ public class AttemptTransitions {
      */
     public Optional<Instant> extend(Claim claim, Duration lease, Duration answerWithin) {
         return database.inConnection(connection -> {
+            // Agroal does not put a connection's network time-out back when it returns to the pool: set for this
+            // statement only, or the next borrower's statements (a dispatch, a success batch) are cut at this bound.
+            int poolTimeout = connection.getNetworkTimeout();
             if (answerWithin.isPositive()) {
-                // Agroal puts the pool's network time-out back when the connection returns to it.
                 connection.setNetworkTimeout(Runnable::run, Math.toIntExact(Math.max(1, answerWithin.toMillis())));
             }
             try (PreparedStatement statement = connection.prepareStatement("update tasks set lease_until = now() "
@@ -143,6 +145,10 @@ public class AttemptTransitions {
                 bindClaim(statement, 2, claim);
                 try (ResultSet row = statement.executeQuery()) {
                     return row.next() ? Optional.of(row.getObject(1, OffsetDateTime.class).toInstant()) : Optional.empty();
+                }
+            } finally {
+                if (answerWithin.isPositive() && !connection.isClosed()) {
+                    connection.setNetworkTimeout(Runnable::run, poolTimeout);
                 }
             }
         });
