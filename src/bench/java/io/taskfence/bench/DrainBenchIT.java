@@ -185,17 +185,7 @@ class DrainBenchIT {
                     + "created_at, updated_at) select gen_random_uuid(), 'noop', '{}', 'PENDING', 0, 5, 0, now(), now(), "
                     + "now() from generate_series(1, " + tasks + ")");
         }
-        // Not "returning clock_timestamp()": the rows are invisible to dispatch until the commit, which comes later.
-        OffsetDateTime committed;
-        try (Statement clock = db.createStatement(); ResultSet now = clock.executeQuery("select clock_timestamp()")) {
-            now.next();
-            committed = now.getObject(1, OffsetDateTime.class);
-        }
-        // Statistics for the planner, as the db-scheduler run gets (bench/); timed against Taskfence.
-        try (Statement analyze = db.createStatement()) {
-            analyze.execute("analyze tasks");
-        }
-        return committed;
+        return committedThenAnalyzed(db);
     }
 
     /**
@@ -216,11 +206,18 @@ class DrainBenchIT {
                     + "insert into task_dependencies (depends_on, task_id, resolved) select head.id, dependent.id, false "
                     + "from dependent join head on head.n = least(dependent.n, " + (chains + 1) + ")");
         }
+        return committedThenAnalyzed(db);
+    }
+
+    /** PostgreSQL's time right after a pre-load's commit; then the planner's statistics of the table. */
+    private static OffsetDateTime committedThenAnalyzed(Connection db) throws SQLException {
+        // Not "returning clock_timestamp()": the rows are invisible to dispatch until the commit, which comes later.
         OffsetDateTime committed;
         try (Statement clock = db.createStatement(); ResultSet now = clock.executeQuery("select clock_timestamp()")) {
             now.next();
             committed = now.getObject(1, OffsetDateTime.class);
         }
+        // Statistics for the planner, as the db-scheduler run gets (bench/); timed against Taskfence.
         try (Statement analyze = db.createStatement()) {
             analyze.execute("analyze tasks");
         }
