@@ -26,18 +26,17 @@ import io.taskfence.task.TaskRows;
 import io.taskfence.task.dependency.DependencyEdges;
 import io.taskfence.task.dependency.DependencyEdges.Dependency;
 import io.taskfence.task.dependency.ItemGraph;
-import io.taskfence.task.transition.TransitionMeters;
-import io.taskfence.task.submit.outcome.Submitted;
-import io.taskfence.task.submit.outcome.Submission;
-import io.taskfence.task.submit.outcome.ReusedKey;
 import io.taskfence.task.submit.outcome.OverQuota;
-import io.taskfence.task.submit.outcome.UnmetDependency;
+import io.taskfence.task.submit.outcome.ReusedKey;
+import io.taskfence.task.submit.outcome.Submission;
+import io.taskfence.task.submit.outcome.Submitted;
 import io.taskfence.task.submit.outcome.SubmittedBatch;
+import io.taskfence.task.submit.outcome.UnmetDependency;
+import io.taskfence.task.transition.TransitionMeters;
 
 /**
- * Client → PENDING, or WAITING for the tasks it depends on: the one writer of new task rows, for single and grouped
- * submissions, batches, and the schedules' occurrences. Idempotency keys are per owner; an owner's quota is exact
- * ({@link Quotas}).
+ * Client → PENDING, or WAITING for the tasks it depends on: single, grouped and bulk submissions, and batches, through
+ * the one insert ({@link TaskInserts}). Idempotency keys are per owner; an owner's quota is exact ({@link Quotas}).
  */
 @ApplicationScoped
 public class Submissions {

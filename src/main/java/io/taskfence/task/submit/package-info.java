@@ -1,6 +1,7 @@
 /**
- * Client → PENDING: Submissions is the one writer of new task rows (single, grouped, batch and schedule occurrences),
- * with idempotency keys and owner quotas.
+ * New tasks: TaskInserts holds the one statement that inserts task rows, used by Submissions (single, grouped, bulk,
+ * batches), JobSubmissions (schedule occurrences, callback tasks) and BatchMembership (a batch's then task); with
+ * idempotency keys, owner quotas (Quotas), and Retries (a task submitted again).
  *
  * <p>May import store, task, task.dependency, task.submit.outcome and task.transition (its meters).
  */
