@@ -37,15 +37,15 @@ import io.taskfence.task.submit.outcome.UnmetDependency;
 @Singleton
 final class BulkSubmissions {
 
-    private final Submissions batches;
+    private final Submissions submissions;
     private final NewTasks newTasks;
     private final RequestRates rates;
     private final Event<TasksBecameDue> due;
     private final Batches batchViews;
 
-    BulkSubmissions(Submissions batches, NewTasks newTasks, RequestRates rates, Event<TasksBecameDue> due,
+    BulkSubmissions(Submissions submissions, NewTasks newTasks, RequestRates rates, Event<TasksBecameDue> due,
             Batches batchViews) {
-        this.batches = batches;
+        this.submissions = submissions;
         this.newTasks = newTasks;
         this.rates = rates;
         this.due = due;
@@ -74,8 +74,8 @@ final class BulkSubmissions {
         }
         accepted = ItemDependencies.withItemDependencies(tasks, items, accepted, acceptedAt, uri);
         BatchPlan plan = batchPlan(body, owner);
-        SubmittedBatch submitted = plan == null ? new SubmittedBatch(batches.submitAll(accepted), null)
-                : batches.submitAll(accepted, plan);
+        SubmittedBatch submitted = plan == null ? new SubmittedBatch(submissions.submitAll(accepted), null)
+                : submissions.submitAll(accepted, plan);
         List<Submitted> outcomes = submitted.items();
         // One owner, one quota check: either every task was refused by it or none was.
         if (!outcomes.isEmpty() && outcomes.getFirst() instanceof OverQuota refused) {

@@ -70,7 +70,7 @@ public class TaskResource {
 
     private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
-    private final GroupedSubmissions submissions;
+    private final GroupedSubmissions grouped;
     private final BulkSubmissions bulk;
     private final OperatorControls controls;
     private final Retries retries;
@@ -83,12 +83,12 @@ public class TaskResource {
     private final TaskEndWaits ends;
     private final Batches batchViews;
 
-    TaskResource(GroupedSubmissions submissions, BulkSubmissions bulk, OperatorControls controls, Retries retries,
+    TaskResource(GroupedSubmissions grouped, BulkSubmissions bulk, OperatorControls controls, Retries retries,
             TaskQueries queries, NewTasks newTasks, Event<TasksBecameDue> due, Event<TaskCancelled> cancels,
             TaskHistory history, SecurityIdentity identity, TaskEndWaits ends, Batches batchViews) {
         this.ends = ends;
         this.batchViews = batchViews;
-        this.submissions = submissions;
+        this.grouped = grouped;
         this.bulk = bulk;
         this.controls = controls;
         this.retries = retries;
@@ -112,7 +112,7 @@ public class TaskResource {
         if (idempotencyKey == null && headers.getHeaderString(IDEMPOTENCY_KEY) != null) {
             throw Problems.invalid("header", IDEMPOTENCY_KEY, NewTasks.IDEMPOTENCY_KEY_RULE);
         }
-        Submission submission = submissions.submit(newTasks.newTask(body, idempotencyKey, caller().name()));
+        Submission submission = grouped.submit(newTasks.newTask(body, idempotencyKey, caller().name()));
         Task task = submission.task();
         if (submission.created()) {
             due.fire(new TasksBecameDue());

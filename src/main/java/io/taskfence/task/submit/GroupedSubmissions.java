@@ -34,11 +34,11 @@ public class GroupedSubmissions {
     private record Waiting(NewTask task, CompletableFuture<Submission> stored) {
     }
 
-    private final Submissions transitions;
+    private final Submissions submissions;
     private final GroupCommit<Waiting> groups;
 
-    GroupedSubmissions(Submissions transitions) {
-        this.transitions = transitions;
+    GroupedSubmissions(Submissions submissions) {
+        this.submissions = submissions;
         this.groups = new GroupCommit<>("task-submissions", MOST_AT_ONCE, this::write);
     }
 
@@ -71,7 +71,7 @@ public class GroupedSubmissions {
     private void write(List<Waiting> group) {
         List<Submitted> outcomes;
         try {
-            outcomes = transitions.submitEach(group.stream().map(Waiting::task).toList());
+            outcomes = submissions.submitEach(group.stream().map(Waiting::task).toList());
         } catch (RuntimeException e) {
             if (group.size() == 1 || (e instanceof TaskStoreException failed && failed.outcomeUnknown())) {
                 // A commit that may have stored the group is not made again: each caller hears it may have been.
