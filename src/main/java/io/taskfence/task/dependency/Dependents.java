@@ -47,7 +47,9 @@ public class Dependents {
             + "status = case when locked.cancels then 'CANCELLED' when dependencies_left - locked.n <= 0 then 'PENDING' "
             + "else 'WAITING' end, "
             + "last_error = case when locked.cancels then locked.why else last_error end, "
-            + "updated_at = now() from locked where tasks.id = locked.id and tasks.status = 'WAITING' "
+            // Not now(): the job's transaction may have begun before the end it follows up committed, and a
+            // dependent's release (its history's time) must come after its dependency's end.
+            + "updated_at = statement_timestamp() from locked where tasks.id = locked.id and tasks.status = 'WAITING' "
             + "returning tasks.id, tasks.status, tasks.type) "
             + "select 'moved', id, status, type, null::int from moved "
             + "union all select 'walked', depends_on, null, null, count(*)::int from edges group by depends_on "
