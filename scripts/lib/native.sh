@@ -30,7 +30,7 @@ check_native_sources() { # what the native build steps left in DIR/target must h
   done
   # What the API reads and writes as JSON: Jackson gets at these by reflection, which a native image allows only for
   # registered classes (Problem only comes from exception mappers, so it is registered by annotation).
-  for type in api.problem.Problem 'api.problem.Problem$Violation' task.Task task.TaskPage 'api.StatsResource$Stats' lock.LockHolder \
+  for type in api.problem.Problem 'api.problem.Problem$Violation' task.Task task.query.TaskPage 'api.StatsResource$Stats' lock.LockHolder \
     api.tasks.BulkRequest api.tasks.BulkTask api.tasks.BulkAnswer 'api.tasks.BulkAnswer$Item' api.tasks.CallbackRequest \
     task.batch.BatchView 'api.batches.BatchResource$BatchList' api.actions.ActionRequest task.action.ActionView \
     'api.tasks.TaskResource$TaskCount'; do
