@@ -280,6 +280,12 @@ public interface TaskfenceConfig {
              * written the same way; an entry that list lacks stops the start. None: all of that list.
              */
             Optional<List<String>> allowedHosts();
+
+            /**
+             * What this key's callbacks are signed with (DESIGN.md, "Callbacks"): {@code whsec_} and base64, as
+             * Standard Webhooks writes it. None: one derived from {@link #secret()} (decision 0027).
+             */
+            Optional<String> callbackSecret();
         }
     }
 }

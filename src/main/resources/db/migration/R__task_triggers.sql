@@ -127,23 +127,36 @@ create or replace trigger batch_item_ended after update of status on tasks for e
     execute function batch_item_ended();
 
 -- A task with dependents or a callback ended: one row, whatever statement ended it (the success batch, a failure,
--- recovery, a cancel, the follow-ups job's own cancels, SQL). The callback's body is the task as it ended.
+-- recovery, a cancel, the follow-ups job's own cancels, SQL). The callback's body is the task as it ended, bounded
+-- as a payload is: a result over 64 KiB of JSON is left out (resultTruncated, resultPath to read it), a lastError
+-- is cut to its first 16,384 characters (lastErrorTruncated).
 create or replace function task_ended_follow_up() returns trigger language plpgsql set search_path from current as $$
 declare
     iso constant text := 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
+    view jsonb;
 begin
+    if new.callback is not null then
+        view := jsonb_build_object(
+            'id', new.id, 'type', new.type, 'payload', new.payload, 'status', new.status, 'attempt', new.attempt,
+            'maxAttempts', new.max_attempts, 'priority', new.priority,
+            'runAt', to_char(new.run_at at time zone 'UTC', iso),
+            'deadline', to_char(new.deadline at time zone 'UTC', iso),
+            'createdAt', to_char(new.created_at at time zone 'UTC', iso),
+            'updatedAt', to_char(new.updated_at at time zone 'UTC', iso),
+            'lastError', left(new.last_error, 16384), 'owner', new.owner,
+            'concurrencyKey', new.concurrency_key, 'batchId', new.batch_id);
+        if octet_length(new.result::text) > 65536 then
+            view := view || jsonb_build_object('resultTruncated', true, 'resultPath', '/api/v1/tasks/' || new.id);
+        else
+            view := view || jsonb_build_object('result', new.result);
+        end if;
+        if char_length(new.last_error) > 16384 then
+            view := view || jsonb_build_object('lastErrorTruncated', true);
+        end if;
+    end if;
     insert into task_follow_ups (task_id, ended_as, dependents, callback, callback_max_attempts, owner, trace_parent)
     values (new.id, new.status, coalesce(new.has_dependents, false),
-            case when new.callback is not null then jsonb_build_object('url', new.callback ->> 'url',
-                'task', jsonb_build_object(
-                'id', new.id, 'type', new.type, 'payload', new.payload, 'status', new.status, 'attempt', new.attempt,
-                'maxAttempts', new.max_attempts, 'priority', new.priority,
-                'runAt', to_char(new.run_at at time zone 'UTC', iso),
-                'deadline', to_char(new.deadline at time zone 'UTC', iso),
-                'createdAt', to_char(new.created_at at time zone 'UTC', iso),
-                'updatedAt', to_char(new.updated_at at time zone 'UTC', iso),
-                'lastError', new.last_error, 'result', new.result, 'owner', new.owner,
-                'concurrencyKey', new.concurrency_key, 'batchId', new.batch_id)) end,
+            case when view is not null then jsonb_build_object('url', new.callback ->> 'url', 'task', view) end,
             least(100, greatest(1, coalesce((new.callback ->> 'maxAttempts')::int, 5))), new.owner, new.trace_parent);
     return null;
 end $$;

@@ -106,6 +106,32 @@ class KeyConfigurationTest {
     }
 
     @Test
+    void aCallbackSecretIsStandardWebhooksLongEnoughInProdAndEachKeysOwnNamingTheKeyNotTheSecret() {
+        String strong = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        TaskfenceConfig.Auth auth = auth(Map.of(
+                "TASKFENCE_AUTH_KEYS_GOOD_SECRET", GOOD,
+                "TASKFENCE_AUTH_KEYS_GOOD_CALLBACK_SECRET", strong,
+                "TASKFENCE_AUTH_KEYS_TWIN_SECRET", GOOD.replace('9', '8'),
+                "TASKFENCE_AUTH_KEYS_TWIN_CALLBACK_SECRET", strong,
+                "TASKFENCE_AUTH_KEYS_SHORT_SECRET", GOOD.replace('9', '7'),
+                "TASKFENCE_AUTH_KEYS_SHORT_CALLBACK_SECRET", "whsec_c2hvcnQ=",
+                "TASKFENCE_AUTH_KEYS_PLAIN_SECRET", GOOD.replace('9', '6'),
+                "TASKFENCE_AUTH_KEYS_PLAIN_CALLBACK_SECRET", "hunter2hunter2",
+                "TASKFENCE_AUTH_KEYS_NONE_SECRET", GOOD.replace('9', '5')));
+        assertEquals(strong, auth.keys().get("good").callbackSecret().orElseThrow());
+        assertTrue(auth.keys().get("none").callbackSecret().isEmpty(), "optional: derived from the key's secret");
+        List<String> refused = KeyRules.refusals(auth, Set.of(), true).stream().sorted().toList();
+        assertEquals(3, refused.size(), refused.toString());
+        assertTrue(refused.get(0).startsWith("API key 'plain': callback-secret must begin with whsec_"), refused.get(0));
+        assertTrue(refused.get(1).startsWith("API key 'short': callback-secret holds 5 bytes of key; the prod profile "
+                + "needs at least 24"), refused.get(1));
+        assertTrue(refused.get(2).startsWith("API keys 'good' and 'twin' have the same callback-secret"), refused.get(2));
+        assertFalse(String.join("\n", refused).contains("hunter2") || String.join("\n", refused).contains("c2hvcnQ")
+                || String.join("\n", refused).contains("MfKQ9r8"), "a secret was printed");
+        assertEquals(2, KeyRules.refusals(auth, Set.of(), false).size(), "outside prod a short one is fine");
+    }
+
+    @Test
     void authOffIsRefusedInProdUnlessAllowedExplicitly() {
         assertEquals(1, KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false")), Set.of(), true).size());
         assertEquals(List.of(), KeyRules.refusals(auth(Map.of("TASKFENCE_AUTH_ENABLED", "false",

@@ -5,10 +5,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.handlers.builtin.CallbackSecret;
 import io.taskfence.types.Rate;
 
 /**
@@ -52,6 +54,8 @@ public final class KeyRules {
                 refusals.add("API key '" + name + "': role must be one of " + ROLES + ", not '" + key.role() + "'");
             }
             workerTypeRefusals(name, key, remoteTypes, refusals);
+            key.callbackSecret().flatMap(written -> CallbackSecret.whyNot(written, prod)).ifPresent(why -> refusals.add(
+                    "API key '" + name + "': callback-secret " + why));
             String secret = key.secret().map(String::strip).orElse("");
             if (secret.isEmpty()) {
                 refusals.add("API key '" + name + "' has no secret (taskfence.auth.keys." + name + ".secret)");
@@ -65,7 +69,20 @@ public final class KeyRules {
                 }
             }
         }
+        sharedCallbackSecrets(auth, refusals);
         return refusals;
+    }
+
+    /** Two keys with one callback secret: a receiver could not tell one's callbacks from the other's. */
+    private static void sharedCallbackSecrets(TaskfenceConfig.Auth auth, List<String> refusals) {
+        Map<String, String> byValue = new TreeMap<>();
+        new TreeMap<>(auth.keys()).forEach((name, key) -> key.callbackSecret().map(String::strip).ifPresent(secret -> {
+            String other = byValue.putIfAbsent(secret, name);
+            if (other != null) {
+                refusals.add("API keys '" + other + "' and '" + name + "' have the same callback-secret; each key needs "
+                        + "its own, or its receivers could not tell the keys' callbacks apart");
+            }
+        }));
     }
 
     /**

@@ -1,6 +1,6 @@
 /**
  * API keys: their configuration rules, authentication of a request, the caller's roles and owner name.
  *
- * <p>May import lock, task and types.
+ * <p>May import handlers.builtin, lock, task and types.
  */
 package io.taskfence.api.auth;

@@ -175,6 +175,16 @@ public class HttpHandler implements TaskHandler {
 
     @Override
     public TaskOutcome handle(Work work) throws InterruptedException {
+        return handle(work, body -> Map.of());
+    }
+
+    /** Headers of a call made from the exact bytes it sends, at send time: the {@code callback} handler's signature. */
+    interface HeadersOfBody {
+        Map<String, String> of(byte[] body);
+    }
+
+    /** As {@link #handle(Work)}, the call carrying {@code signed}'s headers too; no client's value is a header. */
+    TaskOutcome handle(Work work, HeadersOfBody signed) throws InterruptedException {
         // Checked again here: this replica's allow-list may differ from the one that accepted the task.
         List<String> problems = payloadProblems(work.payload(), work.owner());
         if (!problems.isEmpty()) {
@@ -213,12 +223,12 @@ public class HttpHandler implements TaskHandler {
         if (Thread.interrupted()) {
             throw new InterruptedException(); // cancelled during the look-up, which does not wait interruptibly
         }
-        return call(destination, url, address, work.payload().path("body"));
+        return call(destination, url, address, work.payload().path("body"), signed);
     }
 
     /** POSTs to {@code address}, which was checked, as to {@code destination}. */
-    private TaskOutcome call(Destination destination, URI url, InetAddress address, JsonNode body)
-            throws InterruptedException {
+    private TaskOutcome call(Destination destination, URI url, InetAddress address, JsonNode body,
+            HeadersOfBody signed) throws InterruptedException {
         // The address a name resolved to stays out of the task's error, which its tenant reads.
         String to = destination.host();
         RequestOptions request = new RequestOptions().setMethod(HttpMethod.POST)
@@ -231,6 +241,7 @@ public class HttpHandler implements TaskHandler {
         OutgoingCall traced = traces.outgoing("POST", destination.host(), destination.port());
         traced.headers().forEach(request::putHeader);
         Buffer sent = Buffer.buffer(body.isMissingNode() ? "{}" : body.toString(), UTF_8.name());
+        signed.of(sent.getBytes()).forEach(request::putHeader);
         Future<HttpClientRequest> started = client.request(request);
         // The body's reader is attached to the response before the request is sent: attached after, from this thread,
         // it could come after the whole response had arrived and ended (a fast server, an empty body).

@@ -6,7 +6,10 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,6 +17,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -124,6 +128,139 @@ class CallbacksTest {
                 .post("/api/v1/tasks").then().statusCode(400).body("violations[0].field", equalTo("callback.maxAttempts"));
     }
 
+    /**
+     * Every callback is signed for the key whose task it is (Standard Webhooks): a receiver holding that key's secret
+     * accepts it, refuses it with one byte of the body changed, and refuses another key's.
+     */
+    @Test
+    void eachCallbackIsSignedWithItsOwnersSecretAndATamperedOneIsRefused() throws Exception {
+        String path = "/signed-" + UUID.randomUUID();
+        List<Delivery> deliveries = receive(path);
+        String mine = submit("{\"type\":\"noop\",\"payload\":{\"order\":1},\"callback\":{\"url\":\"" + url(path) + "\"}}");
+        String others = submit(ApiKeysForTests.OTHER_SUBMIT_KEY,
+                "{\"type\":\"noop\",\"payload\":{\"order\":2},\"callback\":{\"url\":\"" + url(path) + "\"}}");
+        UUID myCallback = awaitCallbackOf(mine, 1).getFirst();
+        UUID othersCallback = awaitCallbackOf(others, 1).getFirst();
+        await().atMost(WAIT).until(() -> deliveries.size() == 2);
+
+        WebhookVerifier myReceiver = WebhookVerifier.derivedFromApiKey(ApiKeysForTests.SUBMIT_KEY);
+        WebhookVerifier othersReceiver = new WebhookVerifier(WorkersWithHookServer.OTHER_CALLBACK_SECRET);
+        Delivery my = deliveryOf(deliveries, mine);
+        Delivery other = deliveryOf(deliveries, others);
+        assertEquals(myCallback.toString(), my.id(), "webhook-id is the callback task's id");
+        assertEquals(othersCallback.toString(), other.id());
+        assertTrue(myReceiver.verifies(my.id(), my.timestamp(), my.signature(), my.body()),
+                "signed with the secret derived from the owner's key");
+        assertTrue(othersReceiver.verifies(other.id(), other.timestamp(), other.signature(), other.body()),
+                "signed with the owner's own callback-secret");
+        assertFalse(othersReceiver.verifies(my.id(), my.timestamp(), my.signature(), my.body()), "another key's secret");
+        assertFalse(myReceiver.verifies(other.id(), other.timestamp(), other.signature(), other.body()));
+        assertFalse(WebhookVerifier.derivedFromApiKey(ApiKeysForTests.OTHER_SUBMIT_KEY)
+                .verifies(other.id(), other.timestamp(), other.signature(), other.body()), "its callback-secret, not the derived one");
+        byte[] tampered = new String(my.body(), UTF_8).replace("\"order\":1", "\"order\":9").getBytes(UTF_8);
+        assertFalse(myReceiver.verifies(my.id(), my.timestamp(), my.signature(), tampered), "a changed body");
+        assertFalse(myReceiver.verifies(othersCallback.toString(), my.timestamp(), my.signature(), my.body()),
+                "another message's id");
+    }
+
+    /**
+     * Another key cannot make a POST its victim's receiver accepts: its {@code http} task sends no signature (a
+     * payload's {@code headers} are not headers), and a {@code callback} task it submits itself is signed with its own
+     * secret, whatever its body says.
+     */
+    @Test
+    void anotherKeysHttpOrCallbackTaskCarriesNoSignatureOfTheVictim() throws Exception {
+        String path = "/forged-" + UUID.randomUUID();
+        List<Delivery> deliveries = receive(path);
+        String forged = "{\"id\":\"" + UUID.randomUUID() + "\",\"status\":\"SUCCEEDED\",\"owner\":\""
+                + ApiKeysForTests.SUBMIT_KEY_NAME + "\",\"via\":\"%s\"}";
+        submit(ApiKeysForTests.OTHER_SUBMIT_KEY, "{\"type\":\"http\",\"payload\":{\"url\":\"" + url(path)
+                + "\",\"body\":" + forged.formatted("http") + ",\"headers\":{\"webhook-id\":\"m\",\"webhook-timestamp\":\""
+                + Instant.now().getEpochSecond() + "\",\"webhook-signature\":\"v1,AAAA\"}}}");
+        String callback = submit(ApiKeysForTests.OTHER_SUBMIT_KEY, "{\"type\":\"callback\",\"payload\":{\"url\":\""
+                + url(path) + "\",\"task\":" + forged.formatted("callback") + "}}");
+        await().atMost(WAIT).until(() -> deliveries.size() == 2);
+
+        WebhookVerifier victim = WebhookVerifier.derivedFromApiKey(ApiKeysForTests.SUBMIT_KEY);
+        Delivery byHttp = deliveryVia(deliveries, "http");
+        assertEquals(Arrays.asList(null, null, null), Arrays.asList(byHttp.id(), byHttp.timestamp(), byHttp.signature()),
+                "an http task sends no webhook-* header, whatever its payload says");
+        Delivery byCallback = deliveryVia(deliveries, "callback");
+        assertEquals(callback, byCallback.id());
+        assertFalse(victim.verifies(byCallback.id(), byCallback.timestamp(), byCallback.signature(), byCallback.body()));
+        assertTrue(new WebhookVerifier(WorkersWithHookServer.OTHER_CALLBACK_SECRET)
+                .verifies(byCallback.id(), byCallback.timestamp(), byCallback.signature(), byCallback.body()),
+                "signed as its submitter's");
+    }
+
+    /**
+     * A callback's body is bounded as a payload is: a result over 64 KiB is left out, with where to read it, and a long
+     * error is cut; the callback task's stored payload stays small.
+     */
+    @Test
+    void aResultOver64KiBIsLeftOutOfTheCallbackWithWhereToReadItAndALongErrorIsCut() throws Exception {
+        String path = "/large-" + UUID.randomUUID();
+        List<Delivery> deliveries = receive(path);
+        String callback = ",\"callback\":{\"url\":\"" + url(path) + "\",\"maxAttempts\":1}";
+        String large = submit("{\"type\":\"large-result\",\"payload\":{\"chars\":70000}" + callback + "}");
+        String small = submit("{\"type\":\"large-result\",\"payload\":{\"chars\":1000}" + callback + "}");
+        String failed = submit("{\"type\":\"large-result\",\"payload\":{\"chars\":100000,\"fail\":true},"
+                + "\"maxAttempts\":1" + callback + "}");
+        UUID largesCallback = awaitCallbackOf(large, 1).getFirst();
+        awaitCallbackOf(failed, 1);
+        await().atMost(WAIT).until(() -> deliveries.size() == 3);
+
+        JsonNode largeView = JSON.readTree(deliveryOf(deliveries, large).body());
+        assertEquals(List.of(false, true, "/api/v1/tasks/" + large), List.of(largeView.has("result"),
+                largeView.path("resultTruncated").asBoolean(), largeView.path("resultPath").asText()));
+        assertTrue(Integer.parseInt(value("select octet_length(payload::text) from tasks where id = ?", largesCallback))
+                < 64 * 1024, "the callback task's payload is small");
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get(largeView.path("resultPath").asText()).then()
+                .body("result.text.length()", equalTo(70000));
+        JsonNode smallView = JSON.readTree(deliveryOf(deliveries, small).body());
+        assertEquals(List.of(1000, false), List.of(smallView.path("result").path("text").asText().length(),
+                smallView.has("resultTruncated")));
+        JsonNode failedView = JSON.readTree(deliveryOf(deliveries, failed).body());
+        assertEquals(List.of("DEAD", 16384, true), List.of(failedView.path("status").asText(),
+                failedView.path("lastError").asText().length(), failedView.path("lastErrorTruncated").asBoolean()));
+    }
+
+    /** One POST as received: its webhook-* headers (null when absent) and its raw body. */
+    private record Delivery(String id, String timestamp, String signature, byte[] body) {
+    }
+
+    /** The POSTs to {@code path}, each answered 200. */
+    private List<Delivery> receive(String path) {
+        List<Delivery> deliveries = new CopyOnWriteArrayList<>();
+        server.createContext(path, exchange -> {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            deliveries.add(new Delivery(exchange.getRequestHeaders().getFirst("webhook-id"),
+                    exchange.getRequestHeaders().getFirst("webhook-timestamp"),
+                    exchange.getRequestHeaders().getFirst("webhook-signature"), body));
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        return deliveries;
+    }
+
+    private static Delivery deliveryVia(List<Delivery> deliveries, String via) throws IOException {
+        for (Delivery delivery : deliveries) {
+            if (via.equals(JSON.readTree(delivery.body()).path("via").asText())) {
+                return delivery;
+            }
+        }
+        throw new AssertionError("nothing was received via " + via);
+    }
+
+    private static Delivery deliveryOf(List<Delivery> deliveries, String task) throws IOException {
+        for (Delivery delivery : deliveries) {
+            if (task.equals(JSON.readTree(delivery.body()).path("id").asText())) {
+                return delivery;
+            }
+        }
+        throw new AssertionError("no callback of " + task + " was received");
+    }
+
     private interface Answer {
         int status();
     }
@@ -150,7 +287,11 @@ class CallbacksTest {
     }
 
     private static String submit(String body) {
-        return given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json").body(body)
+        return submit(ApiKeysForTests.SUBMIT_KEY, body);
+    }
+
+    private static String submit(String key, String body) {
+        return given().auth().oauth2(key).contentType("application/json").body(body)
                 .post("/api/v1/tasks").then().statusCode(201).extract().path("id");
     }
 
