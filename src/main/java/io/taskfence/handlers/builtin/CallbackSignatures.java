@@ -1,11 +1,10 @@
 package io.taskfence.handlers.builtin;
 
-import java.time.Clock;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 
 import io.taskfence.TaskfenceConfig;
 
@@ -24,15 +23,8 @@ public class CallbackSignatures {
     public static final String SIGNATURE = "webhook-signature";
 
     private final Map<String, CallbackSecret> secrets = new HashMap<>();
-    private final Clock clock;
 
-    @Inject
     CallbackSignatures(TaskfenceConfig config) {
-        this(config, Clock.systemUTC());
-    }
-
-    CallbackSignatures(TaskfenceConfig config, Clock clock) {
-        this.clock = clock;
         // Their form was checked at start (KeyRules); a key without any secret signs nothing (authentication is off).
         config.auth().keys().forEach((name, key) -> key.callbackSecret().map(CallbackSecret::parse)
                 .or(() -> key.secret().filter(secret -> !secret.isBlank()).map(CallbackSecret::derivedFrom))
@@ -50,7 +42,7 @@ public class CallbackSignatures {
         if (secret == null) {
             return Map.of();
         }
-        long timestamp = clock.instant().getEpochSecond();
+        long timestamp = Instant.now().getEpochSecond();
         return Map.of(ID, id, TIMESTAMP, Long.toString(timestamp), SIGNATURE, secret.signature(id, timestamp, body));
     }
 }

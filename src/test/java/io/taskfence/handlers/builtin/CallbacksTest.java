@@ -163,6 +163,24 @@ class CallbacksTest {
                 "another message's id");
     }
 
+    /** A retried callback is signed again: the same {@code webhook-id}, each attempt's own timestamp and signature. */
+    @Test
+    void eachAttemptOfACallbackIsSignedAfresh() throws Exception {
+        String path = "/retried-" + UUID.randomUUID();
+        AtomicInteger calls = new AtomicInteger();
+        List<Delivery> deliveries = receive(path, () -> calls.incrementAndGet() == 1 ? 500 : 200);
+        UUID callback = awaitCallbackOf(submit("{\"type\":\"noop\",\"payload\":{},\"callback\":{\"url\":\""
+                + url(path) + "\"}}"), 1).getFirst();
+        await().atMost(WAIT).until(() -> "SUCCEEDED".equals(status(callback)));
+
+        WebhookVerifier receiver = WebhookVerifier.derivedFromApiKey(ApiKeysForTests.SUBMIT_KEY);
+        assertEquals(2, deliveries.size());
+        for (Delivery delivery : deliveries) {
+            assertEquals(callback.toString(), delivery.id());
+            assertTrue(receiver.verifies(delivery.id(), delivery.timestamp(), delivery.signature(), delivery.body()));
+        }
+    }
+
     /**
      * Another key cannot make a POST its victim's receiver accepts: its {@code http} task sends no signature (a
      * payload's {@code headers} are not headers), and a {@code callback} task it submits itself is signed with its own
@@ -231,13 +249,18 @@ class CallbacksTest {
 
     /** The POSTs to {@code path}, each answered 200. */
     private List<Delivery> receive(String path) {
+        return receive(path, () -> 200);
+    }
+
+    /** The POSTs to {@code path}, each answered as {@code answer} says. */
+    private List<Delivery> receive(String path, Answer answer) {
         List<Delivery> deliveries = new CopyOnWriteArrayList<>();
         server.createContext(path, exchange -> {
             byte[] body = exchange.getRequestBody().readAllBytes();
             deliveries.add(new Delivery(exchange.getRequestHeaders().getFirst("webhook-id"),
                     exchange.getRequestHeaders().getFirst("webhook-timestamp"),
                     exchange.getRequestHeaders().getFirst("webhook-signature"), body));
-            exchange.sendResponseHeaders(200, -1);
+            exchange.sendResponseHeaders(answer.status(), -1);
             exchange.close();
         });
         return deliveries;
