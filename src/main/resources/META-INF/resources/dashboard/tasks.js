@@ -91,7 +91,7 @@ function bulkActions(filters) {
       const many = atLeast ? `at least ${count}` : `${count}`;
       const plural = count === 1 && !atLeast ? '' : 's';
       const confirm = h('button', { type: 'button', id: 'bulk-confirm', class: action === 'cancel' ? 'danger' : '',
-        onclick: () => run(action, { count: many, createdBefore }) }, `${BULK[action].verb} ${many} task${plural}`);
+        onclick: () => run(action, { count, atLeast, createdBefore }) }, `${BULK[action].verb} ${many} task${plural}`);
       fill(panel, h('div', { class: 'confirm', role: 'alertdialog', 'aria-labelledby': 'bulk-question' },
         h('p', { id: 'bulk-question' }, `${atLeast ? 'At least ' : ''}${count} ${BULK[action].from} task${plural} `
           + `match${plural ? '' : 'es'} these filters${describe(chosen)}. ${BULK[action].verb} `
@@ -114,8 +114,8 @@ function bulkActions(filters) {
       while (progress.state !== 'DONE') {
         // The action's total is known once it is done: until then, the count confirmed.
         fill(panel, h('p', { id: 'bulk-progress', class: 'info', role: 'status' },
-          `${BULK[action].verb}: ${progress.lookedAt} of about ${counted.count} looked at, ${progress.changed} `
-            + `${BULK[action].done}…`));
+          `${BULK[action].verb}: ${progress.lookedAt} of ${counted.atLeast ? 'at least' : 'about'} ${counted.count} `
+            + `looked at, ${progress.changed} ${BULK[action].done}…`));
         await new Promise((resolve) => setTimeout(resolve, 1000));
         progress = await get(`/actions/${progress.id}`);
       }
