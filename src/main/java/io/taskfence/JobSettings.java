@@ -76,6 +76,15 @@ public interface JobSettings {
         @Min(1)
         @Max(10_000)
         int batchSize();
+
+        /**
+         * Bulk actions one key may have running at once (DESIGN.md, "Bulk actions"); one more is refused 429 with
+         * Retry-After. Each is a share of the actions job's time.
+         */
+        @WithDefault("5")
+        @Min(1)
+        @Max(1_000)
+        int maxRunningPerKey();
     }
 
     /**

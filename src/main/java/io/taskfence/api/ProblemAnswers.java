@@ -39,6 +39,10 @@ public final class ProblemAnswers implements OASFilter {
             "409", "the claim no longer holds its task (cancelled, finished, or recovered after its lease ran out): "
                     + "nothing was written, the worker should stop");
 
+    private static final String BULK_ACTION_CAP = "the key's request rate is spent, or it has as many bulk actions "
+            + "running as it may (taskfence.actions.max-running-per-key): nothing was started; Retry-After says in how "
+            + "many seconds to try again";
+
     /** Each operation's own error answers. */
     private static final Map<String, Map<String, String>> OWN = Map.ofEntries(
             Map.entry("submitTask", Map.of(
@@ -52,6 +56,8 @@ public final class ProblemAnswers implements OASFilter {
                     "429", "the key's request rate is spent (Retry-After), or the tasks to store would take it past "
                             + "its quota; nothing was stored")),
             Map.entry("countTasks", Map.of("400", "a query parameter is not valid; `violations` name it")),
+            Map.entry("cancelMatching", Map.of("429", BULK_ACTION_CAP)),
+            Map.entry("retryMatching", Map.of("429", BULK_ACTION_CAP)),
             Map.entry("getBulkAction", Map.of("404", "no such bulk action, or another key's")),
             Map.entry("listBatches", Map.of("400", "limit is not a whole number from 1 to 100; `violations` name it")),
             Map.entry("getBatch", Map.of("404", "no such batch, or another key's")),

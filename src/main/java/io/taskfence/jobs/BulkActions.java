@@ -1,9 +1,6 @@
 package io.taskfence.jobs;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -13,12 +10,14 @@ import io.quarkus.scheduler.Scheduled;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.lock.FencedLease;
 import io.taskfence.store.FenceToken;
+import io.taskfence.task.action.ActionTurns;
 import io.taskfence.task.action.TaskActions;
 
 /**
  * Works through the running bulk actions, on one replica at a time (DESIGN.md, "Bulk actions"): every
- * {@code taskfence.actions.interval}, a fenced batch of each running action in turn, oldest first, until none has
- * more, the lease is lost or the run has taken an interval (the next run carries on where the last batch ended).
+ * {@code taskfence.actions.interval}, a fenced batch at a time, the keys taking turns ({@link ActionTurns}), until no
+ * action has more, the lease is lost or the run has taken an interval, which is looked at before every batch (the
+ * next run carries on where the last batch ended).
  */
 @ApplicationScoped
 class BulkActions {
@@ -50,15 +49,16 @@ class BulkActions {
 
     void work(FencedLease held, FenceToken fence) {
         long stopAt = System.nanoTime() + budget.toNanos();
-        List<UUID> running = new ArrayList<>(actions.running());
-        while (!running.isEmpty() && held.isValid() && !Thread.currentThread().isInterrupted()
+        ActionTurns turns = new ActionTurns(actions.running());
+        while (!turns.isEmpty() && held.isValid() && !Thread.currentThread().isInterrupted()
                 && System.nanoTime() - stopAt < 0) {
-            for (UUID action : List.copyOf(running)) {
-                if (!actions.step(fence, action, batchSize)) {
-                    running.remove(action);
+            turns.takeTurn(action -> {
+                boolean more = actions.step(fence, action, batchSize);
+                if (!more) {
                     LOG.infof("actions: bulk action %s done", action);
                 }
-            }
+                return more;
+            });
         }
     }
 }

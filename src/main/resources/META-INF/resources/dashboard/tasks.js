@@ -81,16 +81,21 @@ function bulkActions(filters) {
   const start = (action) => async () => {
     fill(panel, message('info', 'Counting the tasks that match…'));
     try {
-      const { count } = await get(`/tasks/count${query({ ...chosen, action })}`);
-      if (count === 0) {
+      // createdBefore: the bound the count used; the action takes it too, so that it acts on the tasks counted, not
+      // on those made since. atLeast: the count stopped at its cap.
+      const { count, atLeast, createdBefore } = await get(`/tasks/count${query({ ...chosen, action })}`);
+      if (count === 0 && !atLeast) {
         fill(panel, message('info', `No ${BULK[action].from} task matches these filters: nothing to ${action}.`));
         return;
       }
+      const many = atLeast ? `at least ${count}` : `${count}`;
+      const plural = count === 1 && !atLeast ? '' : 's';
       const confirm = h('button', { type: 'button', id: 'bulk-confirm', class: action === 'cancel' ? 'danger' : '',
-        onclick: () => run(action, count) }, `${BULK[action].verb} ${count} task${count === 1 ? '' : 's'}`);
+        onclick: () => run(action, { count, atLeast, createdBefore }) }, `${BULK[action].verb} ${many} task${plural}`);
       fill(panel, h('div', { class: 'confirm', role: 'alertdialog', 'aria-labelledby': 'bulk-question' },
-        h('p', { id: 'bulk-question' }, `${count} ${BULK[action].from} task${count === 1 ? '' : 's'} match these `
-          + `filters${describe(chosen)}. ${BULK[action].verb} ${count === 1 ? 'it' : 'all of them'}?`),
+        h('p', { id: 'bulk-question' }, `${atLeast ? 'At least ' : ''}${count} ${BULK[action].from} task${plural} `
+          + `match${plural ? '' : 'es'} these filters${describe(chosen)}. ${BULK[action].verb} `
+          + `${plural ? 'all of them' : 'it'}?`),
         h('div', { class: 'actions' }, confirm,
           h('button', { type: 'button', id: 'bulk-keep', class: 'secondary', onclick: () => fill(panel) }, 'Keep them'))));
       confirm.focus();
@@ -98,15 +103,19 @@ function bulkActions(filters) {
       fill(panel, message('problem', `Could not count the tasks (${refused.status}): ${refused.message}`));
     }
   };
-  const run = async (action, count) => {
+  const run = async (action, counted) => {
     fill(panel, message('info', `${BULK[action].verb}: starting…`));
     try {
       const body = Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== ''));
+      if (counted.createdBefore) {
+        body.createdBefore = counted.createdBefore;
+      }
       let progress = await post(`/tasks/actions/${action}`, body);
       while (progress.state !== 'DONE') {
+        // The action's total is known once it is done: until then, the count confirmed.
         fill(panel, h('p', { id: 'bulk-progress', class: 'info', role: 'status' },
-          `${BULK[action].verb}: ${progress.lookedAt} of about ${progress.total} looked at, ${progress.changed} `
-            + `${BULK[action].done}…`));
+          `${BULK[action].verb}: ${progress.lookedAt} of ${counted.atLeast ? 'at least' : 'about'} ${counted.count} `
+            + `looked at, ${progress.changed} ${BULK[action].done}…`));
         await new Promise((resolve) => setTimeout(resolve, 1000));
         progress = await get(`/actions/${progress.id}`);
       }

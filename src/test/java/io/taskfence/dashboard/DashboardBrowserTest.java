@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
@@ -349,6 +350,40 @@ class DashboardBrowserTest {
         }
         assertEquals(0, as(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/{id}/events", other).then().statusCode(200)
                 .extract().jsonPath().getList("items.findAll { it.from == 'DEAD' }").size(), "the other task was not");
+    }
+
+    /**
+     * The bulk cancel acts on what its confirmation counted: a task made after the count, before the confirmation, is
+     * left as it is (the count's createdBefore goes into the action's filter).
+     */
+    @Test
+    void aBulkCancelLeavesATaskMadeBetweenTheCountAndTheConfirmation() {
+        String marker = "counted-" + UUID.randomUUID().toString().substring(0, 8);
+        List<String> counted = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            counted.add(submit(ApiKeysForTests.SUBMIT_KEY, later("noop", "{\"job\":\"" + marker + "\"}")));
+        }
+        Assumptions.assumeTrue(as(ApiKeysForTests.SUBMIT_KEY).queryParam("text", marker).queryParam("action", "cancel")
+                .get("/api/v1/tasks/count").then().statusCode(200).extract().path("createdBefore") != null,
+                "GET /api/v1/tasks/count answers no createdBefore yet (it comes with the reads change)");
+
+        signIn(ApiKeysForTests.SUBMIT_KEY);
+        browser.findElement(By.linkText("Tasks")).click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("apply-filters")));
+        replace(By.id("filter-text"), marker);
+        browser.findElement(By.id("apply-filters")).click();
+        wait.until(ignored -> new HashSet<>(listedIds()).equals(new HashSet<>(counted)));
+        browser.findElement(By.id("bulk-cancel")).click();
+        WebElement confirm = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("bulk-confirm")));
+        assertEquals("Cancel 3 tasks", confirm.getText());
+
+        String madeSince = submit(ApiKeysForTests.SUBMIT_KEY, later("noop", "{\"job\":\"" + marker + "\"}"));
+        confirm.click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("bulk-progress"), "Done: 3 of 3 tasks cancelled"));
+        for (String id : counted) {
+            assertEquals("CANCELLED", status(id), "task " + id);
+        }
+        assertEquals("PENDING", status(madeSince), "the task made after the count");
     }
 
     // ---- helpers

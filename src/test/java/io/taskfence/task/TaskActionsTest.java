@@ -3,6 +3,8 @@ package io.taskfence.task;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasKey;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -91,7 +93,8 @@ class TaskActionsTest {
         assertEquals(1, ids.size(), "one action for one request");
         assertEquals(1, statuses.stream().filter(status -> status == 202).count(), statuses::toString);
         UUID action = UUID.fromString(ids.iterator().next());
-        progress(action).body("state", equalTo("RUNNING")).body("total", equalTo(MANY)).body("lookedAt", equalTo(0))
+        // Asking counted nothing: the total is known once the walk has passed the last task.
+        progress(action).body("state", equalTo("RUNNING")).body("$", not(hasKey("total"))).body("lookedAt", equalTo(0))
                 .body("filter.statuses", equalTo(List.of("DEAD"))).body("requestedBy", equalTo(ApiKeysForTests.SUBMIT_KEY_NAME));
 
         List<Integer> seen = new ArrayList<>();
@@ -107,7 +110,8 @@ class TaskActionsTest {
         }
         assertEquals(MANY / BATCH, steps, "full batches of " + BATCH + ", then one that finds none left");
         assertEquals(List.of(BATCH, 2 * BATCH, 3 * BATCH), seen.subList(0, 3), "progress grows a batch at a time");
-        progress(action).body("state", equalTo("DONE")).body("lookedAt", equalTo(MANY)).body("changed", equalTo(MANY))
+        progress(action).body("state", equalTo("DONE")).body("total", equalTo(MANY)).body("lookedAt", equalTo(MANY))
+                .body("changed", equalTo(MANY))
                 .body("overQuota", equalTo(0));
         assertEquals(MANY, Sql.count(db, "select count(*) from tasks where payload ->> 'marker' = ? and status = 'PENDING' "
                 + "and attempt = 0", marker));
@@ -143,6 +147,26 @@ class TaskActionsTest {
             assertNotEquals(TaskStatus.CANCELLED, status(untouched), "task " + untouched);
         }
         assertEquals(TaskStatus.SUCCEEDED, status(done.taskId()));
+    }
+
+    /**
+     * The dashboard's confirmation sends the bound its count used as {@code createdBefore} (tasks.js): a task made
+     * after the count, before the confirmation, is not acted on.
+     */
+    @Test
+    void aBulkCancelWithCreatedBeforeLeavesTheTasksMadeFromThenOn() {
+        Task counted = task(ApiKeysForTests.SUBMIT_KEY_NAME, "noop");
+        Instant countedBefore = Instant.parse(Sql.value(db, "select to_char(now() at time zone 'utc', "
+                + "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"));
+        Task madeAfterTheCount = task(ApiKeysForTests.SUBMIT_KEY_NAME, "noop");
+
+        UUID action = UUID.fromString(start("cancel", "{\"text\":\"" + marker + "\",\"createdBefore\":\""
+                + countedBefore + "\"}", ApiKeysForTests.SUBMIT_KEY).statusCode(202).extract().path("id"));
+        assertFalse(actions.step(fence, action, BATCH));
+
+        progress(action).body("state", equalTo("DONE")).body("total", equalTo(1)).body("changed", equalTo(1));
+        assertEquals(TaskStatus.CANCELLED, status(counted.id()));
+        assertEquals(TaskStatus.PENDING, status(madeAfterTheCount.id()));
     }
 
     @Test

@@ -17,6 +17,7 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.Roles;
+import io.taskfence.api.problem.Problem;
 import io.taskfence.api.tasks.FilterParams;
 import io.taskfence.task.query.TaskFilter;
 import io.taskfence.task.action.ActionView;
@@ -34,6 +35,9 @@ import io.taskfence.task.action.TaskActions;
 public class TaskActionResource {
 
     private static final String FILTERS = "a JSON object with the filters; {} for all";
+    private static final int TOO_MANY_REQUESTS = 429;
+    /** A guess: how long a key's actions take depends on their tasks; a batch of each key's goes every interval. */
+    private static final String RETRY_AFTER_SECONDS = "10";
 
     private final TaskActions actions;
     private final SecurityIdentity identity;
@@ -46,7 +50,8 @@ public class TaskActionResource {
     /**
      * 202 and the action started, or 200 and the identical one (same action, key scope and filter) that is running
      * already: a request sent again while the first runs moves no task twice. Its progress is at the answer's
-     * {@code Location}, {@code GET /api/v1/actions/{id}}.
+     * {@code Location}, {@code GET /api/v1/actions/{id}}. 429 with Retry-After when the key has
+     * {@code taskfence.actions.max-running-per-key} actions running.
      */
     @POST
     @Path("/cancel")
@@ -71,9 +76,19 @@ public class TaskActionResource {
         TaskFilter filter = FilterParams.forAction(bulk, FilterParams.filter(body.status(), body.type(), body.owner(),
                 body.batch(), body.createdAfter(), body.createdBefore(), body.error(), body.text(), "body"), "body");
         KeyOwner caller = KeyOwner.of(identity);
-        TaskActions.Requested requested = actions.request(bulk, caller.scope(), filter, caller.name());
-        ActionView view = requested.action();
-        return Response.status(requested.started() ? Status.ACCEPTED : Status.OK)
+        return switch (actions.request(bulk, caller.scope(), filter, caller.name())) {
+            case TaskActions.Requested.Started started -> answer(Status.ACCEPTED, started.action(), uri);
+            case TaskActions.Requested.AlreadyRunning running -> answer(Status.OK, running.action(), uri);
+            case TaskActions.Requested.Refused refused -> Response.fromResponse(Problem.of(TOO_MANY_REQUESTS,
+                    "Too Many Requests", "this key has " + refused.cap() + " bulk actions running, the most a key may "
+                            + "(taskfence.actions.max-running-per-key); nothing was started. Ask again once one of "
+                            + "them is DONE (GET /api/v1/actions/{id})").toResponse())
+                    .header("Retry-After", RETRY_AFTER_SECONDS).build();
+        };
+    }
+
+    private static Response answer(Status status, ActionView view, UriInfo uri) {
+        return Response.status(status)
                 .location(uri.getBaseUriBuilder().path(ActionProgressResource.class).path(view.id().toString()).build())
                 .entity(view).build();
     }

@@ -7,29 +7,22 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.taskfence.TaskfenceConfig;
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.TaskDatabase;
 import io.taskfence.task.TaskCancelled;
 import io.taskfence.task.query.TaskFilter;
-import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskRows;
 import io.taskfence.task.TaskScope;
-import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.submit.Retries;
 import io.taskfence.task.transition.OperatorControls;
@@ -49,68 +42,116 @@ public class TaskActions {
             + "requested_by, requested_at, finished_at, scope_owner, after_created_at, after_id";
 
     private final TaskDatabase database;
-    private final TaskQueries queries;
     private final TaskRows rows;
     private final OperatorControls controls;
     private final Retries retries;
     private final TransitionMeters meters;
     private final Event<TaskCancelled> cancels;
     private final Event<TasksBecameDue> due;
+    private final int maxRunningPerKey;
 
-    TaskActions(TaskDatabase database, TaskQueries queries, TaskRows rows, OperatorControls controls, Retries retries,
-            TransitionMeters meters, Event<TaskCancelled> cancels, Event<TasksBecameDue> due) {
+    TaskActions(TaskDatabase database, TaskRows rows, OperatorControls controls, Retries retries, TransitionMeters meters,
+            Event<TaskCancelled> cancels, Event<TasksBecameDue> due, TaskfenceConfig config) {
         this.database = database;
-        this.queries = queries;
         this.rows = rows;
         this.controls = controls;
         this.retries = retries;
         this.meters = meters;
         this.cancels = cancels;
         this.due = due;
+        this.maxRunningPerKey = config.actions().maxRunningPerKey();
     }
 
-    /** An action asked for: the one started, or the identical one that was running already. */
-    public record Requested(ActionView action, boolean started) {
+    /** What asking for an action did. */
+    public sealed interface Requested {
+        /** It was started. */
+        record Started(ActionView action) implements Requested {
+        }
+
+        /** The identical action (same action, scope and filter) was running: that one. */
+        record AlreadyRunning(ActionView action) implements Requested {
+        }
+
+        /** The key had {@code cap} actions running, the most it may: nothing was started. */
+        record Refused(int cap) implements Requested {
+        }
     }
 
     /**
      * Starts {@code action} on the tasks in {@code scope} that {@code filter} matches (narrowed to the statuses the
-     * action moves from), unless the same action on the same scope and filter is running: then that one.
+     * action moves from), unless the same action on the same scope and filter is running: then that one; or unless
+     * the key {@code requestedBy} (null: no key) has its cap of running actions. Nothing here reads tasks: what the
+     * action takes is known as the actions job walks it.
      */
     public Requested request(BulkAction action, TaskScope scope, TaskFilter filter, String requestedBy) {
-        TaskFilter narrowed = filter.within(action.from());
-        long total = queries.count(scope, narrowed);
-        ObjectNode canonical = canonical(narrowed);
+        String canonical = ActionFilters.canonical(filter.within(action.from())).toString();
         // The insert gives way only to a running action that has committed, which the select then sees, unless it
-        // has finished meanwhile: then the insert is tried again.
+        // has finished meanwhile: then the request is tried again.
         for (int attempt = 1;; attempt++) {
             Optional<Requested> requested = database.inTransaction(connection -> {
+                lockStarts(connection, requestedBy);
+                Optional<ActionView> identical = identicalRunning(connection, action, scope, canonical);
+                if (identical.isPresent()) {
+                    return Optional.of(new Requested.AlreadyRunning(identical.get()));
+                }
+                if (running(connection, requestedBy) >= maxRunningPerKey) {
+                    return Optional.of(new Requested.Refused(maxRunningPerKey));
+                }
                 try (PreparedStatement insert = connection.prepareStatement("insert into task_actions (id, action, "
-                        + "scope_owner, filter, requested_by, state, total) values (?, ?, ?, ?::jsonb, ?, 'RUNNING', ?) "
+                        + "scope_owner, filter, requested_by, state, total) values (?, ?, ?, ?::jsonb, ?, 'RUNNING', 0) "
                         + "on conflict (action, coalesce(scope_owner, ''), filter) where state = 'RUNNING' do nothing "
                         + "returning " + COLUMNS)) {
                     insert.setObject(1, UUID.randomUUID());
                     insert.setString(2, action.key());
                     insert.setString(3, scope.owner());
-                    insert.setString(4, canonical.toString());
+                    insert.setString(4, canonical);
                     insert.setString(5, requestedBy);
-                    insert.setLong(6, total);
                     Optional<ActionView> started = views(insert).stream().findFirst();
                     if (started.isPresent()) {
-                        return Optional.of(new Requested(started.get(), true));
+                        return Optional.of(new Requested.Started(started.get()));
                     }
                 }
-                try (PreparedStatement running = connection.prepareStatement("select " + COLUMNS
-                        + " from task_actions where action = ? and coalesce(scope_owner, '') = coalesce(?, '') "
-                        + "and filter = ?::jsonb and state = 'RUNNING'")) {
-                    running.setString(1, action.key());
-                    running.setString(2, scope.owner());
-                    running.setString(3, canonical.toString());
-                    return views(running).stream().findFirst().map(view -> new Requested(view, false));
-                }
+                // Another key with the same scope (an admin's) started the identical action meanwhile.
+                return identicalRunning(connection, action, scope, canonical).map(Requested.AlreadyRunning::new);
             });
             if (requested.isPresent() || attempt == 3) {
                 return requested.orElseThrow(() -> new IllegalStateException("an identical action kept finishing"));
+            }
+        }
+    }
+
+    /**
+     * A key's starts go one at a time, on every replica (the lock is PostgreSQL's, held to the commit), so the count
+     * of its running actions that follows sees every start committed before it: the cap holds exactly.
+     */
+    private static void lockStarts(Connection connection, String requestedBy) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement(
+                "select pg_advisory_xact_lock(hashtextextended('taskfence.actions/' || coalesce(?, ''), 0))")) {
+            lock.setString(1, requestedBy);
+            lock.execute();
+        }
+    }
+
+    private Optional<ActionView> identicalRunning(Connection connection, BulkAction action, TaskScope scope,
+            String canonical) throws SQLException {
+        try (PreparedStatement running = connection.prepareStatement("select " + COLUMNS
+                + " from task_actions where action = ? and coalesce(scope_owner, '') = coalesce(?, '') "
+                + "and filter = ?::jsonb and state = 'RUNNING'")) {
+            running.setString(1, action.key());
+            running.setString(2, scope.owner());
+            running.setString(3, canonical);
+            return views(running).stream().findFirst();
+        }
+    }
+
+    /** The key's running actions; read through the partial index of the running ones, however many have ended. */
+    private static long running(Connection connection, String requestedBy) throws SQLException {
+        try (PreparedStatement count = connection.prepareStatement("select count(*) from task_actions "
+                + "where state = 'RUNNING' and coalesce(requested_by, '') = coalesce(?, '')")) {
+            count.setString(1, requestedBy);
+            try (ResultSet row = count.executeQuery()) {
+                row.next();
+                return row.getLong(1);
             }
         }
     }
@@ -128,18 +169,22 @@ public class TaskActions {
         });
     }
 
+    /** A running action and the key that asked for it (null: no key), whose turns it shares. */
+    public record RunningAction(UUID id, String requestedBy) {
+    }
+
     /** The running actions, oldest first. */
-    public List<UUID> running() {
+    public List<RunningAction> running() {
         return database.inConnection(connection -> {
-            List<UUID> ids = new ArrayList<>();
-            try (PreparedStatement select = connection.prepareStatement("select id from task_actions "
+            List<RunningAction> running = new ArrayList<>();
+            try (PreparedStatement select = connection.prepareStatement("select id, requested_by from task_actions "
                     + "where state = 'RUNNING' order by requested_at, id");
                     ResultSet row = select.executeQuery()) {
                 while (row.next()) {
-                    ids.add(row.getObject(1, UUID.class));
+                    running.add(new RunningAction(row.getObject(1, UUID.class), row.getString(2)));
                 }
             }
-            return ids;
+            return running;
         });
     }
 
@@ -182,8 +227,8 @@ public class TaskActions {
             try (PreparedStatement progress = connection.prepareStatement("update task_actions set "
                     + "looked_at = looked_at + ?, changed = changed + ?, over_quota = over_quota + ?, "
                     + "after_created_at = coalesce(?, after_created_at), after_id = coalesce(?, after_id), "
-                    + "state = case when ? then 'DONE' else state end, finished_at = case when ? then now() end "
-                    + "where id = ?")) {
+                    + "state = case when ? then 'DONE' else state end, finished_at = case when ? then now() end, "
+                    + "total = case when ? then looked_at + ? else total end where id = ?")) {
                 progress.setLong(1, picked.size());
                 progress.setLong(2, changed);
                 progress.setLong(3, overQuota);
@@ -191,7 +236,9 @@ public class TaskActions {
                 progress.setObject(5, picked.isEmpty() ? null : picked.getLast().id());
                 progress.setBoolean(6, last);
                 progress.setBoolean(7, last);
-                progress.setObject(8, id);
+                progress.setBoolean(8, last);
+                progress.setLong(9, picked.size());
+                progress.setObject(10, id);
                 progress.executeUpdate();
             }
             return !last;
@@ -226,7 +273,7 @@ public class TaskActions {
                 String owner = row.getString("scope_owner");
                 return Optional.of(new Walk(BulkAction.valueOf(row.getString("action").toUpperCase(Locale.ROOT)),
                         owner == null ? TaskScope.ALL : TaskScope.ownedBy(owner),
-                        filter(rows.object("filter", row)), TaskRows.instant(row, "requested_at"),
+                        ActionFilters.filter(rows.object("filter", row)), TaskRows.instant(row, "requested_at"),
                         TaskRows.instant(row, "after_created_at"), row.getObject("after_id", UUID.class)));
             }
         }
@@ -268,57 +315,13 @@ public class TaskActions {
         List<ActionView> views = new ArrayList<>();
         try (ResultSet row = select.executeQuery()) {
             while (row.next()) {
+                boolean done = "DONE".equals(row.getString("state"));
                 views.add(new ActionView(row.getObject("id", UUID.class), row.getString("action"),
-                        row.getString("state"), rows.object("filter", row), row.getLong("total"),
+                        row.getString("state"), rows.object("filter", row), done ? row.getLong("total") : null,
                         row.getLong("looked_at"), row.getLong("changed"), row.getLong("over_quota"),
                         row.getString("requested_by"), TaskRows.instant(row, "requested_at"), TaskRows.instant(row, "finished_at")));
             }
         }
         return views;
-    }
-
-    /** The filter as stored: its fields that are set, statuses sorted, so that equal filters are equal JSON. */
-    static ObjectNode canonical(TaskFilter filter) {
-        ObjectNode json = JsonNodeFactory.instance.objectNode();
-        if (filter.owner() != null) {
-            json.put("owner", filter.owner());
-        }
-        if (filter.statuses() != null) {
-            ArrayNode statuses = json.putArray("statuses");
-            filter.statuses().stream().map(TaskStatus::name).sorted().forEach(statuses::add);
-        }
-        if (filter.type() != null) {
-            json.put("type", filter.type());
-        }
-        if (filter.batch() != null) {
-            json.put("batch", filter.batch().toString());
-        }
-        if (filter.createdAfter() != null) {
-            json.put("createdAfter", filter.createdAfter().toString());
-        }
-        if (filter.createdBefore() != null) {
-            json.put("createdBefore", filter.createdBefore().toString());
-        }
-        if (filter.error() != null) {
-            json.put("error", filter.error());
-        }
-        if (filter.text() != null) {
-            json.put("text", filter.text());
-        }
-        return json;
-    }
-
-    private static TaskFilter filter(ObjectNode json) {
-        Set<TaskStatus> statuses = EnumSet.noneOf(TaskStatus.class);
-        json.path("statuses").forEach(status -> statuses.add(TaskStatus.valueOf(status.asText())));
-        return new TaskFilter(text(json, "owner"), statuses, text(json, "type"),
-                json.has("batch") ? UUID.fromString(json.get("batch").asText()) : null,
-                json.has("createdAfter") ? Instant.parse(json.get("createdAfter").asText()) : null,
-                json.has("createdBefore") ? Instant.parse(json.get("createdBefore").asText()) : null,
-                text(json, "error"), text(json, "text"));
-    }
-
-    private static String text(JsonNode json, String field) {
-        return json.has(field) ? json.get(field).asText() : null;
     }
 }

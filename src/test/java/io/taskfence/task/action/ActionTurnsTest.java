@@ -1,0 +1,46 @@
+package io.taskfence.task.action;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+
+/** The keys take turns at the actions job, and a key's actions take its turns in rotation (DESIGN.md, "Bulk actions"). */
+class ActionTurnsTest {
+
+    @Test
+    void aKeysSingleActionWaitsOneBatchOfEachOtherKeyNotOneOfEachOfTheirActions() {
+        List<TaskActions.RunningAction> running = new ArrayList<>();
+        Map<UUID, Integer> batchesLeft = new HashMap<>();
+        List<UUID> ofA = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            UUID action = UUID.randomUUID();
+            ofA.add(action);
+            running.add(new TaskActions.RunningAction(action, "a"));
+            batchesLeft.put(action, 3);
+        }
+        UUID ofB = UUID.randomUUID();
+        running.add(new TaskActions.RunningAction(ofB, "b"));
+        batchesLeft.put(ofB, 2);
+        UUID ofNoKey = UUID.randomUUID();
+        running.add(new TaskActions.RunningAction(ofNoKey, null));
+        batchesLeft.put(ofNoKey, 1);
+
+        ActionTurns turns = new ActionTurns(running);
+        List<UUID> order = new ArrayList<>();
+        while (!turns.isEmpty()) {
+            order.add(turns.takeTurn(action -> batchesLeft.merge(action, -1, Integer::sum) > 0));
+        }
+
+        assertEquals(List.of(ofA.get(0), ofB, ofNoKey, ofA.get(1), ofB, ofA.get(2), ofA.get(3), ofA.get(4), ofA.get(0)),
+                order.subList(0, 9), "keys in turn, a key's actions in rotation");
+        assertEquals(5 * 3 + 2 + 1, order.size(), "each batch once");
+        assertTrue(batchesLeft.values().stream().allMatch(left -> left == 0));
+    }
+}
