@@ -246,6 +246,22 @@ class BatchesTest {
                 .body("status", equalTo("PENDING"));
     }
 
+    /** Another key's then task is as unknown to a retry as any of its tasks: 404, not a 409 that names its batch. */
+    @Test
+    void anotherKeysThenTaskIsNotFoundToARetry() {
+        ValidatableResponse answer = batch("{\"tasks\":[" + noops(1) + "],\"then\":" + THEN + "}").statusCode(200);
+        String batch = answer.extract().path("batch.id");
+        String then = answer.extract().path("batch.thenTaskId");
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + then + "/cancel").then().statusCode(200);
+
+        given().auth().oauth2(ApiKeysForTests.OTHER_SUBMIT_KEY).post("/api/v1/tasks/" + then + "/retry").then()
+                .statusCode(404).contentType("application/problem+json")
+                .body("detail", equalTo("no task with id '" + then + "'")).body("detail", not(containsString(batch)));
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + then + "/retry").then().statusCode(409)
+                .body("detail", containsString("it is the then task of batch " + batch));
+        assertEquals(TaskStatus.CANCELLED, status(UUID.fromString(then)), "neither retry moved it");
+    }
+
     /** A request whose every task is refused by the database's checks makes no batch, nor a then task. */
     @Test
     void aRequestThatStoresNoTaskMakesNoBatch() {
