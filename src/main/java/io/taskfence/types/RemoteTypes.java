@@ -190,7 +190,7 @@ public class RemoteTypes {
 
     /**
      * Takes back a type declared through the API, with its pause if it had one, unless a task of it has not ended yet
-     * or a schedule names it: its remaining tasks would find no one to run them.
+     * (WAITING ones included: released later, they would find no one to run them either) or a schedule names it.
      */
     public Undeclared undeclare(String type) {
         if (configured.contains(type)) {
@@ -199,13 +199,15 @@ public class RemoteTypes {
         try (Connection connection = db.getConnection(); PreparedStatement delete = connection.prepareStatement(
                 "with used as (select exists (select 1 from tasks_due where type = ?) "
                         + "or exists (select 1 from tasks_in_flight where type = ?) "
+                        + "or exists (select 1 from tasks_waiting w join tasks t on t.id = w.task_id "
+                        + "where t.type = ? and t.status = 'WAITING') "
                         + "or exists (select 1 from schedules where type = ?) as used), "
                         + "removed as (delete from remote_types where type = ? and not (select used from used) "
                         + "returning type), "
                         + "unpaused as (delete from paused_types where type in (select type from removed)) "
                         + "select (select count(*) from removed) > 0 as removed, "
                         + "exists (select 1 from remote_types where type = ?) as declared")) {
-            for (int i = 1; i <= 5; i++) {
+            for (int i = 1; i <= 6; i++) {
                 delete.setString(i, type);
             }
             Undeclared outcome;

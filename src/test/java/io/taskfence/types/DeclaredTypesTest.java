@@ -91,6 +91,39 @@ class DeclaredTypesTest {
         assertEquals(TaskStatus.SUCCEEDED, queries.find(id).orElseThrow().status(), "its ended tasks stay");
     }
 
+    /**
+     * A WAITING task of the type (a dependent, a batch's then task) holds the type as a PENDING one does: taken back,
+     * it would later be released to this service's workers, which have no handler for it, and end DEAD.
+     */
+    @Test
+    void aTypeWithWaitingTasksIsNotTakenBack() {
+        admin().contentType("application/json").body("{\"remote\":true}").put("/api/v1/types/render").then()
+                .statusCode(201);
+        // A dependency that will not run for a year: its dependent waits.
+        UUID dependency = UUID.fromString(submitter().body("{\"type\":\"noop\",\"payload\":{},"
+                + "\"runAt\":\"2099-01-01T00:00:00Z\"}").post("/api/v1/tasks").then().statusCode(201).extract().path("id"));
+        UUID dependent = UUID.fromString(submitter().body("{\"type\":\"render\",\"payload\":{},\"dependsOn\":[\""
+                + dependency + "\"]}").post("/api/v1/tasks").then().statusCode(201).body("status", is("WAITING"))
+                .extract().path("id"));
+
+        admin().delete("/api/v1/types/render").then().statusCode(409).contentType("application/problem+json")
+                .body("detail", containsString("tasks of 'render' wait"));
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + dependent + "/cancel").then()
+                .statusCode(200);
+        JsonPath batch = submitter().body("{\"tasks\":[{\"type\":\"noop\",\"payload\":{},"
+                + "\"runAt\":\"2099-01-01T00:00:00Z\"}],\"then\":{\"type\":\"render\",\"payload\":{}}}")
+                .post("/api/v1/tasks/batch").then().statusCode(200).body("batch.thenStatus", is("WAITING")).extract()
+                .jsonPath();
+        admin().delete("/api/v1/types/render").then().statusCode(409).body("detail", containsString("wait"));
+
+        for (String id : new String[] { batch.getString("batch.thenTaskId"), batch.getString("items[0].task.id"),
+                dependency.toString() }) {
+            given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + id + "/cancel").then()
+                    .statusCode(200);
+        }
+        admin().delete("/api/v1/types/render").then().statusCode(204);
+    }
+
     @Test
     void aTypeAnotherReplicaDeclaredIsKnownHereWithoutItsAnnouncement() {
         // As another replica's declaration whose announcement never came: the row alone.
