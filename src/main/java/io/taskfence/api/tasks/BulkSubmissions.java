@@ -90,7 +90,7 @@ final class BulkSubmissions {
                 case ReusedKey reused -> refused(index, Problem.unprocessable(reused.detail("idempotencyKey"))
                         .withField("tasks[" + index + "].idempotencyKey"), uri);
                 case OverQuota refused -> throw new IllegalStateException("a batch's quota refuses all its tasks or none");
-                case UnmetDependency unmet -> refused(index, Problem.unprocessable(unmet.detail())
+                case UnmetDependency unmet -> refused(index, Problem.unprocessable("tasks[" + index + "]: " + unmet.detail())
                         .withField("tasks[" + index + "].dependsOn"), uri);
             };
             created |= items[index].status() == Status.CREATED.getStatusCode();
