@@ -31,7 +31,10 @@ import io.taskfence.task.submit.outcome.ReusedKey;
 import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.submit.outcome.Submitted;
 import io.taskfence.task.submit.outcome.SubmittedBatch;
+import io.taskfence.task.submit.outcome.BatchRefusedException;
+import io.taskfence.task.submit.outcome.TypeTakenBack;
 import io.taskfence.task.submit.outcome.UnmetDependency;
+import io.taskfence.types.RemoteTypes;
 import io.taskfence.task.transition.TransitionMeters;
 
 /**
@@ -47,9 +50,11 @@ public class Submissions {
     private final Quotas quotas;
     private final BatchMembership batches;
     private final TaskInserts inserts;
+    private final RemoteTypes types;
 
-    Submissions(TaskDatabase database, TaskRows rows, TransitionMeters meters, Quotas quotas) {
+    Submissions(TaskDatabase database, TaskRows rows, TransitionMeters meters, Quotas quotas, RemoteTypes types) {
         this.database = database;
+        this.types = types;
         this.rows = rows;
         this.meters = meters;
         this.quotas = quotas;
@@ -111,6 +116,7 @@ public class Submissions {
             if (plan != null && Arrays.stream(quota).anyMatch(OverQuota.class::isInstance)) {
                 return null; // the batch's one owner is over its quota: nothing is stored
             }
+            refuseTypesTakenBack(connection, counted, outcomes);
             Savepoint beforeBatch = plan == null ? null : connection.setSavepoint();
             BatchMembership.Joined joined = plan == null ? null
                     : batches.join(connection, plan, submitted.getFirst().owner());
@@ -248,6 +254,26 @@ public class Submissions {
         for (int i : taken) {
             if (outcomes[i] == null) {
                 throw new IllegalStateException("idempotency key conflicted but no task holds it");
+            }
+        }
+    }
+
+    /**
+     * Marks {@link TypeTakenBack} the tasks whose declared type was taken back since their checks, and holds the
+     * others' types ({@link RemoteTypes#lockDeclared}) until the commit: a type is not taken back while its tasks are
+     * stored. A batch's then task ({@code counted} past the submitted tasks) of such a type refuses the batch.
+     */
+    private void refuseTypesTakenBack(Connection connection, List<NewTask> counted, Submitted[] outcomes)
+            throws SQLException {
+        Set<String> gone = types.lockDeclared(connection, counted.stream().map(NewTask::type).toList());
+        for (int i = 0; i < counted.size() && !gone.isEmpty(); i++) {
+            String type = counted.get(i).type();
+            if (i >= outcomes.length && gone.contains(type)) {
+                throw new BatchRefusedException(BatchRefusedException.Reason.THEN_TYPE_TAKEN_BACK,
+                        "then: " + new TypeTakenBack(type).detail());
+            }
+            if (i < outcomes.length && outcomes[i] == null && gone.contains(type)) {
+                outcomes[i] = new TypeTakenBack(type);
             }
         }
     }
