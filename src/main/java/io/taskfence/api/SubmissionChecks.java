@@ -66,6 +66,18 @@ public final class SubmissionChecks {
         }
     }
 
+    /** A JSON value's kind in the API's words (Jackson's node types are Java names: STRING, ARRAY). */
+    private static String jsonKind(JsonNode value) {
+        return switch (value.getNodeType()) {
+            case ARRAY -> "an array";
+            case STRING -> "a string";
+            case NUMBER -> "a number";
+            case BOOLEAN -> "true or false";
+            case NULL -> "null";
+            default -> "a value of another kind";
+        };
+    }
+
     /**
      * The checks of a task's type and payload, for a submission and a schedule alike: the payload is an object
      * PostgreSQL can store as sent, of 64 KiB at most, the type has a handler, and the handler can run it for
@@ -74,7 +86,7 @@ public final class SubmissionChecks {
     public void typeAndPayload(String type, JsonNode payload, String owner) {
         if (!payload.isObject()) {
             throw Problems.about("payload", Status.BAD_REQUEST, "payload must be a JSON object, not "
-                    + payload.getNodeType());
+                    + jsonKind(payload));
         }
         // What PostgreSQL would refuse (a 503 before, and the whole batch) or store as something else.
         StorableJson.firstProblem(payload, "payload").ifPresent(problem -> {

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -189,39 +190,87 @@ public class RemoteTypes {
     }
 
     /**
+     * Of the types declared through the API among {@code types}, those taken back since this replica read them. The
+     * rows of the others are locked ({@code for key share}) until the caller's transaction ends, so that a type is not
+     * taken back while tasks of it are being submitted: {@link #undeclare} locks the row before it looks for tasks.
+     * Asks PostgreSQL nothing when none of {@code types} is a declared one.
+     */
+    public Set<String> lockDeclared(Connection connection, Collection<String> types) throws SQLException {
+        Set<String> wanted = new TreeSet<>(types);
+        wanted.retainAll(declared.keySet());
+        if (wanted.isEmpty()) {
+            return Set.of();
+        }
+        try (PreparedStatement lock = connection.prepareStatement("select type from remote_types "
+                + "where type = any(?) order by type for key share")) {
+            lock.setArray(1, connection.createArrayOf("text", wanted.toArray()));
+            try (ResultSet row = lock.executeQuery()) {
+                while (row.next()) {
+                    wanted.remove(row.getString(1));
+                }
+            }
+        }
+        return wanted;
+    }
+
+    /**
      * Takes back a type declared through the API, with its pause if it had one, unless a task of it has not ended yet
-     * or a schedule names it: its remaining tasks would find no one to run them.
+     * (WAITING ones included: released later, they would find no one to run them either) or a schedule names it. The
+     * type's row is locked first, so the submissions of it that hold it ({@link #lockDeclared}) have committed when the
+     * check reads the tasks, and those after it find the type gone.
      */
     public Undeclared undeclare(String type) {
         if (configured.contains(type)) {
             return Undeclared.CONFIGURED;
         }
-        try (Connection connection = db.getConnection(); PreparedStatement delete = connection.prepareStatement(
+        try (Connection connection = db.getConnection()) {
+            connection.setAutoCommit(false);
+            try {
+                Undeclared outcome = undeclare(connection, type);
+                connection.commit();
+                if (outcome == Undeclared.REMOVED) {
+                    reread();
+                    changes.publish(type);
+                }
+                return outcome;
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
+    private static Undeclared undeclare(Connection connection, String type) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement(
+                "select 1 from remote_types where type = ? for update")) {
+            lock.setString(1, type);
+            lock.executeQuery().close();
+        }
+        // A statement of its own: its snapshot, taken once the lock is held, sees the tasks of those that held it.
+        try (PreparedStatement delete = connection.prepareStatement(
                 "with used as (select exists (select 1 from tasks_due where type = ?) "
                         + "or exists (select 1 from tasks_in_flight where type = ?) "
+                        + "or exists (select 1 from tasks_waiting w join tasks t on t.id = w.task_id "
+                        + "where t.type = ? and t.status = 'WAITING') "
                         + "or exists (select 1 from schedules where type = ?) as used), "
                         + "removed as (delete from remote_types where type = ? and not (select used from used) "
                         + "returning type), "
                         + "unpaused as (delete from paused_types where type in (select type from removed)) "
                         + "select (select count(*) from removed) > 0 as removed, "
                         + "exists (select 1 from remote_types where type = ?) as declared")) {
-            for (int i = 1; i <= 5; i++) {
+            for (int i = 1; i <= 6; i++) {
                 delete.setString(i, type);
             }
-            Undeclared outcome;
             try (ResultSet row = delete.executeQuery()) {
                 row.next();
                 // The statement's snapshot still holds a row it deleted: declared and not removed means used.
-                outcome = row.getBoolean("removed") ? Undeclared.REMOVED
+                return row.getBoolean("removed") ? Undeclared.REMOVED
                         : row.getBoolean("declared") ? Undeclared.STILL_USED : Undeclared.NOT_DECLARED;
             }
-            if (outcome == Undeclared.REMOVED) {
-                reread();
-                changes.publish(type);
-            }
-            return outcome;
-        } catch (SQLException e) {
-            throw new TaskStoreException(e);
         }
     }
 

@@ -13,7 +13,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.StreamSupport;
 
 import javax.sql.DataSource;
@@ -108,6 +112,25 @@ final class RawApi {
         assertEquals(answer.status(), answer.json().path("status").asInt(), () -> request + ": " + answer.text());
         assertFalse(answer.json().path("title").asText().isBlank(), () -> request + ": " + answer.text());
         assertFalse(answer.json().path("detail").asText().isBlank(), () -> request + ": " + answer.text());
+        leak(answer.json().path("detail").asText()).ifPresent(leak -> {
+            throw new AssertionError(request + ": the detail holds '" + leak + "': " + answer.text());
+        });
+    }
+
+    /**
+     * What a detail must not hold: Java's and Jackson's names and phrasing, a parser's excerpt of the source. (A
+     * backtick alone may be the client's own input, echoed; Jackson's quote a dotted Java name.)
+     */
+    private static final List<String> LEAKS = List.of("java.", "com.fasterxml", "io.taskfence", "Cannot deserialize",
+            "Cannot construct", "Cannot coerce", "class ", "JsonNode", "ObjectNode", "UUID has to", "Instant",
+            "through reference chain", "[Source:", "Integer", "Boolean", "String value", "ArrayList", "LinkedHashMap",
+            "coercion", "JsonToken", "STRING", "ARRAY", "NUMBER", "BOOLEAN", "Exception");
+    private static final Pattern QUOTED_JAVA_NAME = Pattern.compile("`[A-Za-z_$][\\w$]*(\\.[\\w$<>]+)+(\\(\\))?`");
+
+    /** The first text of {@link #LEAKS} the detail holds, or a Java name quoted as Jackson does. */
+    static Optional<String> leak(String detail) {
+        Matcher quoted = QUOTED_JAVA_NAME.matcher(detail);
+        return quoted.find() ? Optional.of(quoted.group()) : LEAKS.stream().filter(detail::contains).findFirst();
     }
 
     /**

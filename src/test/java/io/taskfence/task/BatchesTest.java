@@ -246,6 +246,47 @@ class BatchesTest {
                 .body("status", equalTo("PENDING"));
     }
 
+    /**
+     * A task that joins a batch cannot wait for the batch's then task, which waits for it: 422, and the other tasks of
+     * the request are stored. A task outside the batch may wait for it, as for any task: it runs after the then task.
+     */
+    @Test
+    void aTaskOfABatchThatWaitsForItsThenTaskIsRefused() {
+        ValidatableResponse made = batch("{\"tasks\":[" + noops(1) + "],\"then\":" + THEN + ",\"open\":true}")
+                .statusCode(200);
+        String batch = made.extract().path("batch.id");
+        String then = made.extract().path("batch.thenTaskId");
+
+        batch("{\"tasks\":[" + noops(1) + ",{\"type\":\"noop\",\"payload\":{},\"dependsOn\":[\"" + then + "\"]}],"
+                + "\"batchId\":\"" + batch + "\"}").statusCode(200).body("created", equalTo(1))
+                .body("refused", equalTo(1)).body("items[1].status", equalTo(422))
+                .body("items[1].problem.field", equalTo("tasks[1].dependsOn"))
+                .body("items[1].problem.detail", containsString("tasks[1]: dependsOn names task " + then
+                        + ", the then task of the batch this task joins"))
+                .body("batch.items", equalTo(2)).body("batch.status", equalTo("CLOSED"));
+        assertEquals(2, itemsOf(batch).size(), "the refused task is not stored");
+
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                .body("{\"type\":\"noop\",\"payload\":{},\"dependsOn\":[\"" + then + "\"]}").post("/api/v1/tasks").then()
+                .statusCode(201).body("status", equalTo("WAITING"));
+    }
+
+    /** Another key's then task is as unknown to a retry as any of its tasks: 404, not a 409 that names its batch. */
+    @Test
+    void anotherKeysThenTaskIsNotFoundToARetry() {
+        ValidatableResponse answer = batch("{\"tasks\":[" + noops(1) + "],\"then\":" + THEN + "}").statusCode(200);
+        String batch = answer.extract().path("batch.id");
+        String then = answer.extract().path("batch.thenTaskId");
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + then + "/cancel").then().statusCode(200);
+
+        given().auth().oauth2(ApiKeysForTests.OTHER_SUBMIT_KEY).post("/api/v1/tasks/" + then + "/retry").then()
+                .statusCode(404).contentType("application/problem+json")
+                .body("detail", equalTo("no task with id '" + then + "'")).body("detail", not(containsString(batch)));
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + then + "/retry").then().statusCode(409)
+                .body("detail", containsString("it is the then task of batch " + batch));
+        assertEquals(TaskStatus.CANCELLED, status(UUID.fromString(then)), "neither retry moved it");
+    }
+
     /** A request whose every task is refused by the database's checks makes no batch, nor a then task. */
     @Test
     void aRequestThatStoresNoTaskMakesNoBatch() {

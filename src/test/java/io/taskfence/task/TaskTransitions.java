@@ -25,6 +25,8 @@ import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.submit.Submissions;
 import io.taskfence.task.submit.outcome.Submitted;
 import io.taskfence.task.submit.outcome.UnmetDependency;
+import io.taskfence.task.submit.outcome.TypeTakenBack;
+import io.taskfence.task.submit.outcome.TypeTakenBackException;
 import io.taskfence.task.submit.outcome.UnmetDependencyException;
 import io.taskfence.task.transition.AttemptTransitions;
 import io.taskfence.task.transition.Claim;
@@ -89,6 +91,7 @@ public class TaskTransitions {
             case ReusedKey reused -> throw new IdempotencyKeyReusedException(reused);
             case OverQuota refused -> throw new OverQuotaException(refused);
             case UnmetDependency unmet -> throw new UnmetDependencyException(unmet);
+            case TypeTakenBack gone -> throw new TypeTakenBackException(gone);
         };
     }
 

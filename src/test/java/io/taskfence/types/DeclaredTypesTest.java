@@ -6,9 +6,15 @@ import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
@@ -89,6 +95,101 @@ class DeclaredTypesTest {
         submitter().body("{\"type\":\"render\",\"payload\":{\"frame\":3}}").post("/api/v1/tasks").then().statusCode(422);
         admin().delete("/api/v1/types/render").then().statusCode(404);
         assertEquals(TaskStatus.SUCCEEDED, queries.find(id).orElseThrow().status(), "its ended tasks stay");
+    }
+
+    /**
+     * A WAITING task of the type (a dependent, a batch's then task) holds the type as a PENDING one does: taken back,
+     * it would later be released to this service's workers, which have no handler for it, and end DEAD.
+     */
+    @Test
+    void aTypeWithWaitingTasksIsNotTakenBack() {
+        admin().contentType("application/json").body("{\"remote\":true}").put("/api/v1/types/render").then()
+                .statusCode(201);
+        // A dependency that will not run for a year: its dependent waits.
+        UUID dependency = UUID.fromString(submitter().body("{\"type\":\"noop\",\"payload\":{},"
+                + "\"runAt\":\"2099-01-01T00:00:00Z\"}").post("/api/v1/tasks").then().statusCode(201).extract().path("id"));
+        UUID dependent = UUID.fromString(submitter().body("{\"type\":\"render\",\"payload\":{},\"dependsOn\":[\""
+                + dependency + "\"]}").post("/api/v1/tasks").then().statusCode(201).body("status", is("WAITING"))
+                .extract().path("id"));
+
+        admin().delete("/api/v1/types/render").then().statusCode(409).contentType("application/problem+json")
+                .body("detail", containsString("tasks of 'render' wait"));
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + dependent + "/cancel").then()
+                .statusCode(200);
+        JsonPath batch = submitter().body("{\"tasks\":[{\"type\":\"noop\",\"payload\":{},"
+                + "\"runAt\":\"2099-01-01T00:00:00Z\"}],\"then\":{\"type\":\"render\",\"payload\":{}}}")
+                .post("/api/v1/tasks/batch").then().statusCode(200).body("batch.thenStatus", is("WAITING")).extract()
+                .jsonPath();
+        admin().delete("/api/v1/types/render").then().statusCode(409).body("detail", containsString("wait"));
+
+        for (String id : new String[] { batch.getString("batch.thenTaskId"), batch.getString("items[0].task.id"),
+                dependency.toString() }) {
+            given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + id + "/cancel").then()
+                    .statusCode(200);
+        }
+        admin().delete("/api/v1/types/render").then().statusCode(204);
+    }
+
+    /**
+     * Taking a type back waits for the submissions of it that are being stored, and then sees their tasks (409): here
+     * a transaction holds the type's row as a submission does ({@link RemoteTypes#lockDeclared}) and stores a task of
+     * it. (Before, the take-back did not wait, and answered 204 under it.)
+     */
+    @Test
+    void aTypeIsNotTakenBackUnderASubmissionOfIt() throws Exception {
+        admin().contentType("application/json").body("{\"remote\":true}").put("/api/v1/types/render").then()
+                .statusCode(201);
+        UUID task = UUID.randomUUID();
+        try (Connection submission = db.getConnection()) {
+            submission.setAutoCommit(false);
+            try (Statement hold = submission.createStatement()) {
+                hold.execute("set local idle_in_transaction_session_timeout = 0");
+                // What RemoteTypes.lockDeclared does in a submission's transaction.
+                hold.execute("select type from remote_types where type = 'render' for key share");
+            }
+            try (PreparedStatement insert = submission.prepareStatement("insert into tasks (id, type, payload, "
+                    + "max_attempts, owner) values (?, 'render', '{}', 3, ?)")) {
+                insert.setObject(1, task);
+                insert.setString(2, ApiKeysForTests.SUBMIT_KEY_NAME);
+                insert.executeUpdate();
+            }
+            CompletableFuture<Integer> takenBack = CompletableFuture.supplyAsync(
+                    () -> admin().delete("/api/v1/types/render").then().extract().statusCode());
+            // The take-back waits for the submission's lock (a bounded wait for it to get there, not a timing).
+            long until = System.nanoTime() + WAIT.toNanos();
+            while (Sql.count(db, "select count(*) from pg_stat_activity where wait_event_type = 'Lock' "
+                    + "and query like '%from remote_types%' and query not like '%pg_stat_activity%'") == 0) {
+                assertTrue(System.nanoTime() < until && !takenBack.isDone(), "the take-back did not wait: "
+                        + (takenBack.isDone() ? takenBack.join() : "still nothing"));
+                Thread.sleep(10);
+            }
+            submission.commit();
+            assertEquals(409, takenBack.get(WAIT.toSeconds(), TimeUnit.SECONDS), "the stored task holds the type");
+        }
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + task + "/cancel").then().statusCode(200);
+        admin().delete("/api/v1/types/render").then().statusCode(204);
+    }
+
+    /**
+     * A type taken back where this replica has not heard of it yet (as by another replica whose announcement did not
+     * come) is refused at submission, single, in a batch, or as a then task: nothing would run it.
+     */
+    @Test
+    void aSubmissionOfATypeTakenBackMeanwhileIsRefused() {
+        admin().contentType("application/json").body("{\"remote\":true}").put("/api/v1/types/render").then()
+                .statusCode(201);
+        Sql.run(db, "delete from remote_types where type = 'render'"); // this replica still knows it
+        long before = Sql.count(db, "select count(*) from tasks where type = 'render'");
+
+        submitter().body("{\"type\":\"render\",\"payload\":{}}").post("/api/v1/tasks").then().statusCode(422)
+                .contentType("application/problem+json").body("field", is("type"))
+                .body("detail", containsString("task type 'render' was taken back"));
+        submitter().body("{\"tasks\":[{\"type\":\"noop\",\"payload\":{}},{\"type\":\"render\",\"payload\":{}}]}")
+                .post("/api/v1/tasks/batch").then().statusCode(200).body("created", is(1))
+                .body("items[1].status", is(422)).body("items[1].problem.field", is("tasks[1].type"));
+        submitter().body("{\"tasks\":[{\"type\":\"noop\",\"payload\":{}}],\"then\":{\"type\":\"render\",\"payload\":{}}}")
+                .post("/api/v1/tasks/batch").then().statusCode(422).body("field", is("then.type"));
+        assertEquals(before, Sql.count(db, "select count(*) from tasks where type = 'render'"));
     }
 
     @Test

@@ -53,6 +53,8 @@ final class StrictJson implements ObjectMapperCustomizer {
         }
         mapper.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         mapper.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+        // The token a value was refused at stays readable once the parser closed: the problem says what was sent.
+        mapper.disable(JsonParser.Feature.CLEAR_CURRENT_TOKEN_ON_CLOSE);
         // A double would turn 1e400 into Infinity (written as invalid JSON) and 0.1000000000000000001 into 0.1.
         mapper.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
         mapper.configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);

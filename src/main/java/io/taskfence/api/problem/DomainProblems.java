@@ -16,6 +16,7 @@ import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.query.InvalidCursorException;
 import io.taskfence.task.submit.outcome.BatchRefusedException;
 import io.taskfence.task.submit.outcome.IdempotencyKeyReusedException;
+import io.taskfence.task.submit.outcome.TypeTakenBackException;
 import io.taskfence.task.submit.outcome.UnmetDependencyException;
 import io.taskfence.task.submit.outcome.OverQuotaException;
 
@@ -45,6 +46,11 @@ final class DomainProblems {
         return Problem.unprocessable(e.getMessage()).withField("dependsOn").toResponse();
     }
 
+    @ServerExceptionMapper
+    Response typeTakenBack(TypeTakenBackException e) {
+        return Problem.unprocessable(e.getMessage()).withField("type").toResponse();
+    }
+
     /** A batch request naming a batch it cannot join: nothing was stored. */
     @ServerExceptionMapper
     Response batchRefused(BatchRefusedException e) {
@@ -52,6 +58,7 @@ final class DomainProblems {
             case UNKNOWN -> Problem.unprocessable(e.getMessage()).withField("batchId").toResponse();
             case CLOSED -> Problem.of(Status.CONFLICT.getStatusCode(), "Batch Closed", e.getMessage()).toResponse();
             case THEN_KEY_REUSED -> Problem.unprocessable(e.getMessage()).withField("then.idempotencyKey").toResponse();
+            case THEN_TYPE_TAKEN_BACK -> Problem.unprocessable(e.getMessage()).withField("then.type").toResponse();
         };
     }
 

@@ -81,8 +81,8 @@ public final class RequestProblems {
     Response unreadable(JsonProcessingException e) {
         String where = e.getLocation() == null ? ""
                 : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
-        String what = e.getOriginalMessage().replaceAll("\\s*\\(start marker at \\[Source: .*?\\]\\)", "");
-        return Problem.of(Status.BAD_REQUEST, "the body is not valid JSON: " + what + where).toResponse();
+        return Problem.of(Status.BAD_REQUEST, "the body is not valid JSON: " + JsonMismatches.plain(e) + where)
+                .toResponse();
     }
 
     /**
@@ -109,17 +109,16 @@ public final class RequestProblems {
             return Problem.of(Status.BAD_REQUEST, "unknown field '" + field + "'" + known).withField(field).toResponse();
         }
         if (field.isEmpty()) {
-            return e instanceof MismatchedInputException
-                    ? Problem.of(Status.BAD_REQUEST, "the body must be a JSON object: " + plain(e)).toResponse()
-                    : unreadable(e);
+            if (!(e instanceof MismatchedInputException)) {
+                return unreadable(e);
+            }
+            // Jackson's own words name the request's Java record; its trailing-token check is the one without a kind.
+            return Problem.of(Status.BAD_REQUEST, e.getOriginalMessage().startsWith("Trailing token")
+                    ? "the body must be one JSON object, with nothing after it"
+                    : "the body must be a JSON object, not " + JsonMismatches.sent(e)).toResponse();
         }
-        return Problem.of(Status.BAD_REQUEST, "'" + field + "' cannot be read: " + plain(e)).withField(field)
-                .toResponse();
-    }
-
-    /** Jackson's message without its advice on configuring Jackson, which is for us, not the client. */
-    private static String plain(JsonMappingException e) {
-        return e.getOriginalMessage().replaceAll("\\s*\\(but (could|might) if coercion [^)]*\\)", "");
+        return Problem.of(Status.BAD_REQUEST, "'" + field + "' cannot be read: " + JsonMismatches.explain(e))
+                .withField(field).toResponse();
     }
 
     @ServerExceptionMapper(priority = FIRST)

@@ -26,6 +26,7 @@ import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.submit.Submissions;
 import io.taskfence.task.submit.outcome.Submitted;
 import io.taskfence.task.submit.outcome.SubmittedBatch;
+import io.taskfence.task.submit.outcome.TypeTakenBack;
 import io.taskfence.task.submit.outcome.UnmetDependency;
 
 /**
@@ -90,8 +91,10 @@ final class BulkSubmissions {
                 case ReusedKey reused -> refused(index, Problem.unprocessable(reused.detail("idempotencyKey"))
                         .withField("tasks[" + index + "].idempotencyKey"), uri);
                 case OverQuota refused -> throw new IllegalStateException("a batch's quota refuses all its tasks or none");
-                case UnmetDependency unmet -> refused(index, Problem.unprocessable(unmet.detail())
+                case UnmetDependency unmet -> refused(index, Problem.unprocessable("tasks[" + index + "]: " + unmet.detail())
                         .withField("tasks[" + index + "].dependsOn"), uri);
+                case TypeTakenBack gone -> refused(index, Problem.unprocessable("tasks[" + index + "]: " + gone.detail())
+                        .withField("tasks[" + index + "].type"), uri);
             };
             created |= items[index].status() == Status.CREATED.getStatusCode();
         }

@@ -239,7 +239,8 @@ public class TaskResource {
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "retryTask", summary = "Run a DEAD or CANCELLED task again")
     public Task retry(@PathParam("id") String id) {
-        Task retried = retries.retry(taskId(id), caller().scope()).orElseThrow(() -> batchViews.incompleteWithThen(taskId(id))
+        TaskScope scope = caller().scope();
+        Task retried = retries.retry(taskId(id), scope).orElseThrow(() -> batchViews.incompleteWithThen(taskId(id), scope)
                 .map(batch -> Problems.of(Status.CONFLICT, "cannot retry task " + id + ": it is the then task of batch "
                         + batch + ", which has not completed; retry it once the batch is COMPLETE, and it runs with "
                         + "the batch's outcome"))

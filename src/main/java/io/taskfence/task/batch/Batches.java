@@ -50,12 +50,17 @@ public class Batches {
         return database.inConnection(connection -> first(connection, id, scope));
     }
 
-    /** The batch that has not completed whose then task is {@code task}, if there is one. */
-    public Optional<UUID> incompleteWithThen(UUID task) {
+    /**
+     * The batch in {@code scope} that has not completed whose then task is {@code task}, if there is one. Another
+     * key's batch is as absent as its task: naming it would tell the caller that the task exists.
+     */
+    public Optional<UUID> incompleteWithThen(UUID task, TaskScope scope) {
         return database.inConnection(connection -> {
             try (PreparedStatement select = connection.prepareStatement("select id from batches "
-                    + "where then_task_id = ? and completed_at is null")) {
+                    + "where then_task_id = ? and completed_at is null and (?::text is null or coalesce(owner, '') = ?)")) {
                 select.setObject(1, task);
+                select.setString(2, scope.owner());
+                select.setString(3, scope.owner());
                 try (ResultSet row = select.executeQuery()) {
                     return row.next() ? Optional.of(row.getObject(1, UUID.class)) : Optional.empty();
                 }

@@ -28,8 +28,8 @@ final class BatchMembership {
         this.inserts = inserts;
     }
 
-    /** A batch as locked by {@link #join}: whether it is open, and whether this submission made it. */
-    record Joined(UUID id, boolean open, boolean made) {
+    /** A batch as locked by {@link #join}: its then task, whether it is open, and whether this submission made it. */
+    record Joined(UUID id, UUID thenTask, boolean open, boolean made) {
     }
 
     /**
@@ -51,8 +51,9 @@ final class BatchMembership {
                     }
                 }
                 UUID id = UUID.randomUUID();
-                if (insertThen(connection, made.then(), id)) {
-                    yield new Joined(id, true, true);
+                Optional<UUID> then = insertThen(connection, made.then(), id);
+                if (then.isPresent()) {
+                    yield new Joined(id, then.get(), true, true);
                 }
                 // A concurrent submission with the same key inserted it first, and has committed since.
                 yield lockedByThenKey(connection, made.then()).orElseThrow();
@@ -82,7 +83,7 @@ final class BatchMembership {
     }
 
     private static Optional<Joined> locked(Connection connection, UUID id, String owner) throws SQLException {
-        try (PreparedStatement lock = connection.prepareStatement("select id, open from batches "
+        try (PreparedStatement lock = connection.prepareStatement("select id, open, then_task_id from batches "
                 + "where id = ? and coalesce(owner, '') = coalesce(?, '') for no key update")) {
             lock.setObject(1, id);
             lock.setString(2, owner);
@@ -115,8 +116,8 @@ final class BatchMembership {
 
     private static Optional<Joined> joined(PreparedStatement select) throws SQLException {
         try (ResultSet row = select.executeQuery()) {
-            return row.next() ? Optional.of(new Joined(row.getObject(1, UUID.class), row.getBoolean(2), false))
-                    : Optional.empty();
+            return row.next() ? Optional.of(new Joined(row.getObject(1, UUID.class), row.getObject(3, UUID.class),
+                    row.getBoolean(2), false)) : Optional.empty();
         }
     }
 
@@ -124,13 +125,13 @@ final class BatchMembership {
      * The then task, WAITING for the batch (with the policy of a task that runs whatever its dependencies came to),
      * and the batch's row, open until {@link #added} says otherwise.
      *
-     * @return false if its idempotency key had made a task already: nothing was inserted
+     * @return the then task's id; empty if its idempotency key had made a task already: nothing was inserted
      */
-    private boolean insertThen(Connection connection, NewTask then, UUID batch) throws SQLException {
+    private Optional<UUID> insertThen(Connection connection, NewTask then, UUID batch) throws SQLException {
         List<Task> made = inserts.insert(connection, List.of(new TaskInserts.Row(UUID.randomUUID(), then,
                 rows.write(then.payload()), 0, false, true)), null);
         if (made.isEmpty()) {
-            return false;
+            return Optional.empty();
         }
         try (PreparedStatement insert = connection.prepareStatement(
                 "insert into batches (id, owner, then_task_id, open) values (?, ?, ?, true)")) {
@@ -139,6 +140,6 @@ final class BatchMembership {
             insert.setObject(3, made.getFirst().id());
             insert.executeUpdate();
         }
-        return true;
+        return Optional.of(made.getFirst().id());
     }
 }

@@ -18,6 +18,8 @@ import io.taskfence.task.submit.outcome.UnmetDependency;
 import io.taskfence.task.submit.outcome.IdempotencyKeyReusedException;
 import io.taskfence.task.submit.outcome.OverQuotaException;
 import io.taskfence.task.submit.outcome.UnmetDependencyException;
+import io.taskfence.task.submit.outcome.TypeTakenBack;
+import io.taskfence.task.submit.outcome.TypeTakenBackException;
 
 /**
  * Single submissions made at the same time share one insert and one commit ({@link GroupCommit}, with
@@ -90,6 +92,7 @@ public class GroupedSubmissions {
                 case ReusedKey reused -> stored.completeExceptionally(new IdempotencyKeyReusedException(reused));
                 case OverQuota refused -> stored.completeExceptionally(new OverQuotaException(refused));
                 case UnmetDependency unmet -> stored.completeExceptionally(new UnmetDependencyException(unmet));
+                case TypeTakenBack gone -> stored.completeExceptionally(new TypeTakenBackException(gone));
             }
         }
     }

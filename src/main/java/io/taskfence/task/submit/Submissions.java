@@ -31,7 +31,10 @@ import io.taskfence.task.submit.outcome.ReusedKey;
 import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.submit.outcome.Submitted;
 import io.taskfence.task.submit.outcome.SubmittedBatch;
+import io.taskfence.task.submit.outcome.BatchRefusedException;
+import io.taskfence.task.submit.outcome.TypeTakenBack;
 import io.taskfence.task.submit.outcome.UnmetDependency;
+import io.taskfence.types.RemoteTypes;
 import io.taskfence.task.transition.TransitionMeters;
 
 /**
@@ -47,9 +50,11 @@ public class Submissions {
     private final Quotas quotas;
     private final BatchMembership batches;
     private final TaskInserts inserts;
+    private final RemoteTypes types;
 
-    Submissions(TaskDatabase database, TaskRows rows, TransitionMeters meters, Quotas quotas) {
+    Submissions(TaskDatabase database, TaskRows rows, TransitionMeters meters, Quotas quotas, RemoteTypes types) {
         this.database = database;
+        this.types = types;
         this.rows = rows;
         this.meters = meters;
         this.quotas = quotas;
@@ -111,6 +116,7 @@ public class Submissions {
             if (plan != null && Arrays.stream(quota).anyMatch(OverQuota.class::isInstance)) {
                 return null; // the batch's one owner is over its quota: nothing is stored
             }
+            refuseTypesTakenBack(connection, counted, outcomes);
             Savepoint beforeBatch = plan == null ? null : connection.setSavepoint();
             BatchMembership.Joined joined = plan == null ? null
                     : batches.join(connection, plan, submitted.getFirst().owner());
@@ -123,7 +129,8 @@ public class Submissions {
                 Savepoint beforeThisTry = anyItems ? connection.setSavepoint() : null;
                 List<NewTask> tasks = existing.isEmpty() ? submitted : submitted.stream()
                         .map(task -> task.waitingFor(task.dependencies().withIds(existing))).toList();
-                List<Integer> storedNow = insertEach(connection, tasks, outcomes, created, batchId);
+                List<Integer> storedNow = insertEach(connection, tasks, outcomes, created, batchId,
+                        joined == null ? null : joined.thenTask());
                 // An item another item waits for was not inserted (its key had made a task already, or names another
                 // request): again, without it, so that its dependents wait for the task it names, or are refused.
                 Set<Integer> missed = new HashSet<>();
@@ -159,15 +166,16 @@ public class Submissions {
 
     /**
      * The insert of the tasks not refused yet, after their dependencies' checks, with their edges; each one's outcome
-     * in {@code outcomes}, and the moves of those created in {@code created}.
+     * in {@code outcomes}, and the moves of those created in {@code created}. {@code thenTask} is the then task of
+     * the batch they join, if they join one.
      *
      * @return the places of the tasks inserted
      */
     private List<Integer> insertEach(Connection connection, List<NewTask> tasks, Submitted[] outcomes,
-            List<TransitionMeters.Moved> created, UUID batch) throws SQLException {
+            List<TransitionMeters.Moved> created, UUID batch, UUID thenTask) throws SQLException {
         int size = tasks.size();
         Map<UUID, Dependency> dependencies = lockDependencies(connection, tasks, outcomes);
-        refuseUnmetDependencies(tasks, dependencies, outcomes);
+        refuseUnmetDependencies(tasks, dependencies, thenTask, outcomes);
         List<Integer> stored = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
             if (outcomes[i] == null) {
@@ -250,6 +258,26 @@ public class Submissions {
         }
     }
 
+    /**
+     * Marks {@link TypeTakenBack} the tasks whose declared type was taken back since their checks, and holds the
+     * others' types ({@link RemoteTypes#lockDeclared}) until the commit: a type is not taken back while its tasks are
+     * stored. A batch's then task ({@code counted} past the submitted tasks) of such a type refuses the batch.
+     */
+    private void refuseTypesTakenBack(Connection connection, List<NewTask> counted, Submitted[] outcomes)
+            throws SQLException {
+        Set<String> gone = types.lockDeclared(connection, counted.stream().map(NewTask::type).toList());
+        for (int i = 0; i < counted.size() && !gone.isEmpty(); i++) {
+            String type = counted.get(i).type();
+            if (i >= outcomes.length && gone.contains(type)) {
+                throw new BatchRefusedException(BatchRefusedException.Reason.THEN_TYPE_TAKEN_BACK,
+                        "then: " + new TypeTakenBack(type).detail());
+            }
+            if (i < outcomes.length && outcomes[i] == null && gone.contains(type)) {
+                outcomes[i] = new TypeTakenBack(type);
+            }
+        }
+    }
+
     /** Locks the tasks the submissions not refused yet depend on ({@link DependencyEdges#lock}). */
     private static Map<UUID, Dependency> lockDependencies(Connection connection, List<NewTask> tasks, Submitted[] outcomes)
             throws SQLException {
@@ -265,15 +293,15 @@ public class Submissions {
 
     /**
      * Marks {@link UnmetDependency} the tasks that depend on a task their owner does not have, on one that has ended
-     * DEAD or CANCELLED while they would be cancelled by that, or on an item of the submission that is not stored:
-     * each would be a task that can never run.
+     * DEAD or CANCELLED while they would be cancelled by that, on the then task of the batch they join, or on an item
+     * of the submission that is not stored: each would be a task that can never run.
      */
-    private static void refuseUnmetDependencies(List<NewTask> tasks, Map<UUID, Dependency> dependencies,
+    private static void refuseUnmetDependencies(List<NewTask> tasks, Map<UUID, Dependency> dependencies, UUID thenTask,
             Submitted[] outcomes) {
         Map<Integer, List<Integer>> waitsFor = new HashMap<>();
         for (int i = 0; i < tasks.size(); i++) {
             if (outcomes[i] == null) {
-                Optional<String> unmet = unmetId(tasks.get(i), dependencies);
+                Optional<String> unmet = unmetId(tasks.get(i), dependencies, thenTask);
                 outcomes[i] = unmet.map(UnmetDependency::new).orElse(null);
                 waitsFor.put(i, tasks.get(i).dependencies().items());
             }
@@ -283,8 +311,13 @@ public class Submissions {
     }
 
     /** Why the task cannot wait for the tasks its ids name, if it cannot. */
-    private static Optional<String> unmetId(NewTask task, Map<UUID, Dependency> dependencies) {
+    private static Optional<String> unmetId(NewTask task, Map<UUID, Dependency> dependencies, UUID thenTask) {
         for (UUID id : task.dependencies().ids()) {
+            if (id.equals(thenTask)) {
+                // The then task waits for every task of its batch, this one too: neither would ever run.
+                return Optional.of("dependsOn names task " + id + ", the then task of the batch this task joins, which "
+                        + "runs only once every task of the batch has ended: neither would ever run");
+            }
             Dependency dependency = dependencies.get(id);
             if (dependency == null || !Objects.equals(dependency.owner(), task.owner())) {
                 return Optional.of("dependsOn names task " + id + ", which "

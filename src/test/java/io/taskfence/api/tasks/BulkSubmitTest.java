@@ -125,7 +125,7 @@ class BulkSubmitTest {
         String inBatchId = answer.getString("items[7].task.id");
         assertEquals(inBatchId, answer.getString("items[8].task.id"));
         assertProblem(answer, 9, 422, "(task " + inBatchId + ")");
-        assertProblem(answer, 10, 400, "payload must be a JSON object, not ARRAY");
+        assertProblem(answer, 10, 400, "payload must be a JSON object, not an array");
         assertProblem(answer, 11, 400, "deadline must be after runAt");
         assertProblem(answer, 12, 400, "tasks[12]: a JSON object with at least type and payload");
         assertProblem(answer, 13, 400, "tasks[13].idempotencyKey: must be 1 to 200 visible ASCII characters");

@@ -5,8 +5,11 @@ import java.util.UUID;
 /** A batch submission that names a batch it cannot add to; nothing was stored. */
 public final class BatchRefusedException extends RuntimeException {
 
-    /** Why: the batch does not exist (for this owner), it is closed, or the then task's key made another task. */
-    public enum Reason { UNKNOWN, CLOSED, THEN_KEY_REUSED }
+    /**
+     * Why: the batch does not exist (for this owner), it is closed, the then task's key made another task, or the
+     * then task's type was taken back.
+     */
+    public enum Reason { UNKNOWN, CLOSED, THEN_KEY_REUSED, THEN_TYPE_TAKEN_BACK }
 
     private final Reason reason;
 
