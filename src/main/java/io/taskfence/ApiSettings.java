@@ -37,7 +37,7 @@ public interface ApiSettings {
     @Min(1)
     int searchesPerKey();
 
-    /** Long-polls ({@code GET /tasks/{id}?wait=}, claims with {@code waitUpTo}) one key may have waiting at once. */
+    /** Long-polls ({@code GET /tasks/{id}?wait=}, claims with {@code wait}) one key may have waiting at once. */
     @WithDefault("10")
     @Min(1)
     int longPollsPerKey();

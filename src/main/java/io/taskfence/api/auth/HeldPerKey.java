@@ -32,7 +32,7 @@ public class HeldPerKey {
         int readSeconds = (int) Math.max(1, api.readTimeout().toSeconds());
         this.searches = new Cap(api.searchesPerKey(), "searches and counts", "taskfence.api.searches-per-key",
                 readSeconds);
-        this.longPolls = new Cap(api.longPollsPerKey(), "waiting requests (wait on a task, claims with waitUpTo)",
+        this.longPolls = new Cap(api.longPollsPerKey(), "waiting requests (wait on a task, claims with wait)",
                 "taskfence.api.long-polls-per-key", 5);
     }
 

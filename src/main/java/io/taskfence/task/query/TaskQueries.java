@@ -139,8 +139,11 @@ public class TaskQueries {
      */
     public TaskCount countAtMost(TaskScope scope, TaskFilter filter, int cap) {
         List<Object> parameters = new ArrayList<>();
+        // A search walks the newest-first index through its time range (the search window at most): unordered, the
+        // planner, counting on the cap to stop it early, reads the whole table instead (DESIGN.md, "Bulkheads").
         String sql = "select (select count(*) from (select 1 from tasks where true" + filter.conditions(scope, parameters)
-                + (filter.createdBefore() == null ? " and created_at < now()" : "") + " limit ?) counted), now()";
+                + (filter.createdBefore() == null ? " and created_at < now()" : "")
+                + (filter.searches() ? " order by created_at desc" : "") + " limit ?) counted), now()";
         parameters.add(cap + 1); // one more tells whether there are more
         return reads.read(connection -> {
             try (PreparedStatement count = prepared(connection, sql, parameters); ResultSet row = count.executeQuery()) {

@@ -114,8 +114,8 @@ public class DispatchBatch {
             }
             // A request holds a due task's row (taskfence.job-lock-timeout ran out): this batch and those of the next
             // while lock the rows they move with skip locked, which costs a WAL record per task, rather than wait.
-            LOG.infof("dispatch waited %s for a due task's row that a request holds; it skips rows others hold for %s",
-                    jobLockTimeout, SKIP_HELD_FOR);
+            LOG.infof("dispatch waited %d ms for a due task's row that a request holds; it skips rows others hold for %d s",
+                    jobLockTimeout.toMillis(), SKIP_HELD_FOR.toSeconds());
             skipHeldUntil = System.nanoTime() + SKIP_HELD_FOR.toNanos();
             return enqueueDue(fence, limit, streamRoom, localTypes, true);
         }
