@@ -57,6 +57,16 @@ public interface TaskfenceConfig {
 
     Auth auth();
 
+    ApiSettings api();
+
+    /**
+     * The longest a fenced job's statement waits for a row lock another transaction (a client's request) holds
+     * ({@code lock_timeout}): past it the job leaves those rows for its next run instead of waiting on.
+     */
+    @WithDefault("2s")
+    @DurationMin(millis = 1)
+    Duration jobLockTimeout();
+
     /**
      * Settings per task type, {@code taskfence.types.<type>.*}: whether it runs on remote workers, and global
      * limits held across all replicas by dispatch (DESIGN.md, "Configuration", "Type limits"). A type named here

@@ -43,6 +43,14 @@ public final class ProblemAnswers implements OASFilter {
             + "running as it may (taskfence.actions.max-running-per-key): nothing was started; Retry-After says in how "
             + "many seconds to try again";
 
+    /** What a search or a count may answer besides (DESIGN.md, "REST API", "Bulkheads"). */
+    private static final String READ_TOO_BROAD = "the read ran longer than taskfence.api.read-timeout and was stopped: "
+            + "narrow the filter (createdAfter and createdBefore, type, status) and ask again";
+    private static final String SEARCHES_PER_KEY = "the key's request rate is spent, or it has "
+            + "taskfence.api.searches-per-key searches and counts under way on this replica (Retry-After)";
+    private static final String LONG_POLLS_PER_KEY = "the key's request rate is spent, or, with a wait, it has "
+            + "taskfence.api.long-polls-per-key waiting requests on this replica (Retry-After)";
+
     /** Each operation's own error answers. */
     private static final Map<String, Map<String, String>> OWN = Map.ofEntries(
             Map.entry("submitTask", Map.of(
@@ -55,7 +63,8 @@ public final class ProblemAnswers implements OASFilter {
                             + "nothing was stored",
                     "429", "the key's request rate is spent (Retry-After), or the tasks to store would take it past "
                             + "its quota; nothing was stored")),
-            Map.entry("countTasks", Map.of("400", "a query parameter is not valid; `violations` name it")),
+            Map.entry("countTasks", Map.of("400", "a query parameter is not valid; `violations` name it",
+                    "422", READ_TOO_BROAD, "429", SEARCHES_PER_KEY)),
             Map.entry("cancelMatching", Map.of("429", BULK_ACTION_CAP)),
             Map.entry("retryMatching", Map.of("429", BULK_ACTION_CAP)),
             Map.entry("getBulkAction", Map.of("404", "no such bulk action, or another key's")),
@@ -64,9 +73,12 @@ public final class ProblemAnswers implements OASFilter {
             Map.entry("closeBatch", Map.of("404", "no such batch, or another key's")),
             Map.entry("getTask", Map.of(
                     "400", "wait is not a duration of at most 60s; `violations` name it",
-                    "404", "no such task, or another key's")),
+                    "404", "no such task, or another key's",
+                    "429", LONG_POLLS_PER_KEY)),
             Map.entry("getTaskEvents", Map.of("404", "no such task, or another key's")),
-            Map.entry("listTasks", Map.of("400", "a query parameter is not valid; `violations` name it")),
+            Map.entry("listTasks", Map.of("400", "a query parameter is not valid; `violations` name it",
+                    "422", READ_TOO_BROAD, "429", SEARCHES_PER_KEY.replace("searches and counts under way",
+                            "searches and counts under way (a listing with text or error is one)"))),
             Map.entry("cancelTask", Map.of(
                     "404", "no such task, or another key's",
                     "409", "the task has ended (SUCCEEDED, DEAD or CANCELLED)")),
@@ -93,7 +105,8 @@ public final class ProblemAnswers implements OASFilter {
             Map.entry("deleteSchedule", Map.of("404", "no schedule of that name")),
             Map.entry("claimTasks", Map.of(
                     "403", "the key is no worker key, or does not name one of the types",
-                    "422", "a type is not a remote type; the detail lists them")),
+                    "422", "a type is not a remote type; the detail lists them",
+                    "429", LONG_POLLS_PER_KEY)),
             Map.entry("heartbeatClaim", CLAIM_ANSWERS),
             Map.entry("completeClaim", Map.of(
                     "404", CLAIM_ANSWERS.get("404"),

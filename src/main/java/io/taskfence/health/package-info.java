@@ -1,5 +1,5 @@
 /**
- * Liveness, readiness and startup probes.
+ * Liveness, readiness and startup probes; readiness reports the connection pools (PoolReadiness).
  *
  * <p>May import store and worker (to report on them).
  */

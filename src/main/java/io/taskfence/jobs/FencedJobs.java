@@ -58,7 +58,15 @@ class FencedJobs {
                     }
                 }
             });
-        } catch (LockUnavailableException | QueueUnavailableException | TaskStoreException e) {
+        } catch (TaskStoreException e) {
+            if (e.lockTimedOut()) {
+                // A request held a row the job needed past taskfence.job-lock-timeout: nothing of this run was
+                // written, and the next run takes the rows up again.
+                LOG.infof("%s left rows a request holds for its next run: %s", name, e.getMessage());
+            } else {
+                LOG.warnf("%s skipped: %s", name, e.getMessage());
+            }
+        } catch (LockUnavailableException | QueueUnavailableException e) {
             LOG.warnf("%s skipped: %s", name, e.getMessage());
         } catch (Exception e) {
             LOG.errorf(e, "%s failed", name);

@@ -2,11 +2,16 @@ package io.taskfence.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+
+import io.taskfence.TaskfenceConfig;
 
 /**
  * The units of work on the task database: a connection, a transaction, and a fenced transaction (DESIGN.md,
@@ -23,9 +28,17 @@ public final class TaskDatabase {
     }
 
     private final DataSource db;
+    /** {@code set local lock_timeout} of every fenced transaction ({@code taskfence.job-lock-timeout}). */
+    private final String jobLockTimeout;
 
-    TaskDatabase(DataSource db) {
+    @Inject
+    TaskDatabase(DataSource db, TaskfenceConfig config) {
+        this(db, config.jobLockTimeout());
+    }
+
+    TaskDatabase(DataSource db, Duration jobLockTimeout) {
         this.db = db;
+        this.jobLockTimeout = "set local lock_timeout = " + Math.max(1, jobLockTimeout.toMillis());
     }
 
     public <T> T inConnection(Work<T> work) {
@@ -92,12 +105,19 @@ public final class TaskDatabase {
     }
 
     /**
-     * Runs {@code work} in one transaction after the fence check; rolls back if either refuses or fails.
+     * Runs {@code work} in one transaction after the fence check; rolls back if either refuses or fails. Its
+     * statements wait at most {@code taskfence.job-lock-timeout} for a row lock: a client's request holding a row
+     * must not hold a job (and every tenant it serves) for as long as it likes. A wait that long fails the
+     * transaction with a {@link TaskStoreException} whose {@link TaskStoreException#lockTimedOut()} says so; the
+     * job leaves the rows for its next run.
      *
      * @throws StaleFenceException if PostgreSQL refused the token; nothing was changed
      */
     public <T> T fenced(FenceToken fence, Work<T> work) {
         return inTransaction(connection -> {
+            try (Statement wait = connection.createStatement()) {
+                wait.execute(jobLockTimeout);
+            }
             if (!Fences.advance(connection, fence)) {
                 throw new StaleFenceException(fence.lock(), fence.token());
             }

@@ -47,7 +47,24 @@ public final class TaskStoreException extends RuntimeException {
 
     /** Whether PostgreSQL ended the transaction to break a deadlock (SQLState 40P01): nothing of it was written. */
     public boolean deadlock() {
-        return getCause() instanceof SQLException failure && "40P01".equals(failure.getSQLState());
+        return sqlState("40P01");
+    }
+
+    /**
+     * Whether PostgreSQL stopped the statement at its session's {@code statement_timeout} (SQLState 57014): a read
+     * of the reads pool ({@link ReadDatabase}) that took longer than it may.
+     */
+    public boolean readTimedOut() {
+        return sqlState("57014");
+    }
+
+    /** Whether a statement waited {@code lock_timeout} for a row lock and gave up (SQLState 55P03): nothing written. */
+    public boolean lockTimedOut() {
+        return sqlState("55P03");
+    }
+
+    private boolean sqlState(String state) {
+        return getCause() instanceof SQLException failure && state.equals(failure.getSQLState());
     }
 
     /**

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.URI;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -28,7 +29,7 @@ class TaskDatabaseTest {
         PGSimpleDataSource source = new PGSimpleDataSource();
         source.setUrl(PostgresSchema.DATABASE_URL);
         source.setUser(PostgresSchema.USER);
-        TaskDatabase database = new TaskDatabase(source);
+        TaskDatabase database = new TaskDatabase(source, Duration.ofSeconds(2));
 
         TaskStoreException failure = assertThrows(TaskStoreException.class, () -> database.inTransaction(connection -> {
             try (Statement statement = connection.createStatement()) {
@@ -51,7 +52,7 @@ class TaskDatabaseTest {
             PGSimpleDataSource source = new PGSimpleDataSource();
             source.setUrl("jdbc:postgresql://127.0.0.1:" + path.listenPort() + database.getPath());
             source.setUser(PostgresSchema.USER);
-            TaskDatabase overThePath = new TaskDatabase(source);
+            TaskDatabase overThePath = new TaskDatabase(source, Duration.ofSeconds(2));
 
             TaskStoreException failure = assertThrows(TaskStoreException.class, () -> overThePath.inTransaction(
                     connection -> {

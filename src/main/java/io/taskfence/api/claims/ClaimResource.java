@@ -28,12 +28,14 @@ import io.smallrye.mutiny.Uni;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.api.Delay;
 import io.taskfence.api.LongPoll;
+import io.taskfence.api.auth.HeldPerKey;
 import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.Roles;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.remote.ClaimId;
 import io.taskfence.remote.RemoteClaims;
 import io.taskfence.task.StorableJson;
+import io.taskfence.task.transition.Claim;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.tracing.TaskTraces;
 import io.taskfence.types.RemoteTypes;
@@ -57,9 +59,11 @@ public class ClaimResource {
     private final Duration backoffCap;
     private final Duration lease;
     private final TaskTraces traces;
+    private final HeldPerKey held;
 
     ClaimResource(RemoteClaims claims, RemoteTypes remote, SecurityIdentity identity, TaskfenceConfig config,
-            TaskTraces traces) {
+            TaskTraces traces, HeldPerKey held) {
+        this.held = held;
         this.traces = traces;
         this.claims = claims;
         this.remote = remote;
@@ -95,10 +99,19 @@ public class ClaimResource {
                 Problems.about("wait", Status.BAD_REQUEST, "wait must be at most " + LongPoll.LONGEST.toSeconds()
                         + "s, not " + body.waitUpTo()));
         String claimer = RemoteClaims.claimer(caller.name(), Optional.ofNullable(body.worker()).orElse(DEFAULT_WORKER));
-        return claims.claim(claimer, List.copyOf(types), Optional.ofNullable(body.max()).orElse(1), wait)
-                .map(claimed -> new ClaimAnswers.Claims(claimed.stream().map(claim -> ClaimedTask.of(claim, lease,
+        // A claim that waits holds one of its key's long-poll places until it answers; one that does not, none.
+        HeldPerKey.Hold place = wait.isZero() ? () -> { } : held.longPoll(caller.name());
+        Uni<List<Claim>> claimed;
+        try {
+            claimed = claims.claim(claimer, List.copyOf(types), Optional.ofNullable(body.max()).orElse(1), wait);
+        } catch (RuntimeException e) {
+            place.close();
+            throw e;
+        }
+        return claimed.map(got -> new ClaimAnswers.Claims(got.stream().map(claim -> ClaimedTask.of(claim, lease,
                         traces.claimed(claim.taskId(), claim.type(), claim.attempt(), claim.traceParent(), claimer)))
-                        .toList()));
+                        .toList()))
+                .onTermination().invoke(place::close);
     }
 
     /** Extends the claim's lease by {@code taskfence.worker.lease}; 409 once the claim no longer holds its task. */

@@ -100,6 +100,13 @@ final class DomainProblems {
             return Problem.of(Status.BAD_REQUEST, "the database refused a value of the request (a text, number or "
                     + "time it cannot store); nothing was changed").toResponse();
         }
+        if (e.readTimedOut()) {
+            // 422, not 503: the same request again would scan as much again (DESIGN.md, "REST API", "Bulkheads").
+            LOG.debug("An API read ran into its statement time-out", e);
+            return Problem.of(422, "Read Too Broad", "the read took longer than an API read may "
+                    + "(taskfence.api.read-timeout) and was stopped; narrow it and ask again: a shorter time range "
+                    + "(createdAfter and createdBefore), a type or a status").toResponse();
+        }
         LOG.warn("PostgreSQL failed a request", e);
         if (e.outcomeUnknown()) {
             return unavailable("the connection to the task database broke while the change was being committed, so "

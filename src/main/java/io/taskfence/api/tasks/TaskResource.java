@@ -31,14 +31,17 @@ import jakarta.ws.rs.core.UriInfo;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.jboss.resteasy.reactive.RestResponse;
 
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
+import io.taskfence.TaskfenceConfig;
 import io.taskfence.api.CanonicalIds;
 import io.taskfence.api.LongPoll;
 import io.taskfence.api.PageLimit;
+import io.taskfence.api.auth.HeldPerKey;
 import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.Roles;
 import io.taskfence.api.problem.ProblemException;
@@ -46,6 +49,7 @@ import io.taskfence.api.problem.Problems;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskCancelled;
 import io.taskfence.task.TaskEvent;
+import io.taskfence.task.query.TaskCount;
 import io.taskfence.task.query.TaskFilter;
 import io.taskfence.task.TaskField;
 import io.taskfence.task.TaskHistory;
@@ -82,10 +86,17 @@ public class TaskResource {
     private final SecurityIdentity identity;
     private final TaskEndWaits ends;
     private final Batches batchViews;
+    private final Searches searches;
+    private final HeldPerKey held;
+    private final int countCap;
 
     TaskResource(GroupedSubmissions grouped, BulkSubmissions bulk, OperatorControls controls, Retries retries,
             TaskQueries queries, NewTasks newTasks, Event<TasksBecameDue> due, Event<TaskCancelled> cancels,
-            TaskHistory history, SecurityIdentity identity, TaskEndWaits ends, Batches batchViews) {
+            TaskHistory history, SecurityIdentity identity, TaskEndWaits ends, Batches batchViews, Searches searches,
+            HeldPerKey held, TaskfenceConfig config) {
+        this.searches = searches;
+        this.held = held;
+        this.countCap = config.api().countCap();
         this.ends = ends;
         this.batchViews = batchViews;
         this.grouped = grouped;
@@ -152,6 +163,7 @@ public class TaskResource {
         if (waitFor.isZero()) {
             return Uni.createFrom().item(queries.find(taskId, scope).orElseThrow(() -> notFound(id)));
         }
+        HeldPerKey.Hold place = held.longPoll(caller().name());
         // Registered before the read: an end committed between the read and the wait still wakes it.
         TaskEndWaits.Waiter waiter = ends.waitFor(taskId);
         Task now;
@@ -159,10 +171,12 @@ public class TaskResource {
             now = queries.find(taskId, scope).orElseThrow(() -> notFound(id));
         } catch (RuntimeException e) {
             ends.forget(waiter);
+            place.close();
             throw e;
         }
         if (now.status().ended()) {
             ends.forget(waiter);
+            place.close();
             return Uni.createFrom().item(now);
         }
         return Uni.createFrom().completionStage(waiter.woken().completeOnTimeout(null, waitFor.toMillis(), TimeUnit.MILLISECONDS))
@@ -171,7 +185,8 @@ public class TaskResource {
                     ends.forget(waiter);
                     return queries.find(taskId, scope).orElseThrow(() -> notFound(id));
                 })
-                .onCancellation().invoke(() -> ends.forget(waiter));
+                .onCancellation().invoke(() -> ends.forget(waiter))
+                .onTermination().invoke(place::close);
     }
 
     /**
@@ -193,34 +208,40 @@ public class TaskResource {
     /**
      * Newest first; {@code next} is the {@code after} of the following page. The filters narrow the tasks
      * ({@link FilterParams}); a submit key sees its own whatever it asks for. Payloads and results, up to 64 KiB each,
-     * are left out unless {@code fields} names them.
+     * are left out unless {@code fields} names them. A text or error search is bounded ({@link Searches}).
      */
     @GET
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "listTasks", summary = "A page of tasks, newest first")
-    public TaskPage list(@BeanParam FilterParams filter, @QueryParam("limit") @DefaultValue("50") String limit,
+    public RestResponse<TaskPage> list(@BeanParam FilterParams filter, @QueryParam("limit") @DefaultValue("50") String limit,
             @QueryParam("after") String after, @QueryParam("fields") String fields) {
-        return queries.page(caller().scope(), filter.filter(), PageLimit.parse(limit), after, fields(fields));
+        KeyOwner caller = caller();
+        TaskFilter asked = filter.filter();
+        int pageLimit = PageLimit.parse(limit);
+        Set<TaskField> read = fields(fields);
+        if (!asked.searches()) {
+            return RestResponse.ok(queries.page(caller.scope(), asked, pageLimit, after, read));
+        }
+        return searches.run(caller.name(), asked, bounded -> queries.page(caller.scope(), bounded, pageLimit, after, read));
     }
 
     /**
-     * How many tasks the listing's filters let through; with {@code action} ({@code cancel} or {@code retry}), how
-     * many of those a bulk action would take (the ones in a status it moves from), as its confirmation shows.
+     * How many tasks the listing's filters let through, up to {@code taskfence.api.count-cap} ("at least" past it);
+     * with {@code action} ({@code cancel} or {@code retry}), how many of those a bulk action would take (the ones in a
+     * status it moves from), as its confirmation shows. {@code createdBefore} of the answer is the bound it counted
+     * to: an action given it takes what was counted, not what came since.
      */
     @GET
     @Path("/count")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "countTasks", summary = "How many tasks match the listing's filters")
-    public TaskCount count(@BeanParam FilterParams filter, @QueryParam("action") String action) {
+    public RestResponse<TaskCount> count(@BeanParam FilterParams filter, @QueryParam("action") String action) {
         TaskFilter chosen = filter.filter();
         if (action != null) {
             chosen = FilterParams.forAction(FilterParams.bulkAction(action), chosen, "query");
         }
-        return new TaskCount(queries.count(caller().scope(), chosen));
-    }
-
-    /** The answer of {@code GET /api/v1/tasks/count}. */
-    public record TaskCount(long count) {
+        KeyOwner caller = caller();
+        return searches.run(caller.name(), chosen, bounded -> queries.countAtMost(caller.scope(), bounded, countCap));
     }
 
     @POST

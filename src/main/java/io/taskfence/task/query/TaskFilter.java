@@ -29,6 +29,16 @@ public record TaskFilter(String owner, Set<TaskStatus> statuses, String type, UU
         this(owner, status == null ? null : Set.of(status), type, batch, null, null, null, null);
     }
 
+    /** Whether it searches texts ({@code text} or {@code error}): a scan of every task it does not narrow away. */
+    public boolean searches() {
+        return text != null || error != null;
+    }
+
+    /** This filter with {@code createdAfter} set to {@code from}. */
+    public TaskFilter createdFrom(Instant from) {
+        return new TaskFilter(owner, statuses, type, batch, from, createdBefore, error, text);
+    }
+
     /**
      * This filter narrowed to {@code allowed}, or to those of them it names already.
      *

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.EnumMap;
@@ -20,6 +21,7 @@ import javax.sql.DataSource;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import io.taskfence.store.ReadDatabase;
 import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskRows;
@@ -27,26 +29,43 @@ import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskField;
 import io.taskfence.task.TaskScope;
 
-/** Reads of the task table: one task, a page of a listing, counts per status. */
+/**
+ * Reads of the task table: one task, a page of a listing, counts. What the API reads goes through the reads pool
+ * ({@link ReadDatabase}: its own connections, a statement time-out); what the data path reads (a claim's task, a
+ * fence) through the default pool, which no API read can take.
+ */
 @ApplicationScoped
 public class TaskQueries {
 
     private final DataSource db;
+    private final ReadDatabase reads;
     private final TaskRows rows;
 
-    TaskQueries(DataSource db, TaskRows rows) {
+    TaskQueries(DataSource db, ReadDatabase reads, TaskRows rows) {
         this.db = db;
+        this.reads = reads;
         this.rows = rows;
     }
 
+    /** The task, if it exists, read on the data path's pool (a claim's task, whoever owns it). */
     public Optional<Task> find(UUID id) {
-        return find(id, TaskScope.ALL);
+        try (Connection connection = db.getConnection()) {
+            return find(connection, id, TaskScope.ALL);
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
     }
 
-    /** The task, if it exists and is in {@code scope}: one out of scope is as absent as one that never was. */
+    /**
+     * The task, if it exists and is in {@code scope}: one out of scope is as absent as one that never was. An API
+     * read: on the reads pool.
+     */
     public Optional<Task> find(UUID id, TaskScope scope) {
-        try (Connection connection = db.getConnection();
-                PreparedStatement find = connection.prepareStatement(
+        return reads.read(connection -> find(connection, id, scope));
+    }
+
+    private Optional<Task> find(Connection connection, UUID id, TaskScope scope) throws SQLException {
+        try (PreparedStatement find = connection.prepareStatement(
                         "select " + TaskRows.COLUMNS + ", array(select depends_on from task_dependencies "
                                 + "where task_id = tasks.id order by depends_on) as depends_on "
                                 + "from tasks where id = ? and (?::text is null or owner = ?)")) {
@@ -59,8 +78,6 @@ public class TaskQueries {
                 }
                 return Optional.of(rows.task(row).dependingOn(List.of((UUID[]) row.getArray("depends_on").getArray())));
             }
-        } catch (SQLException e) {
-            throw new TaskStoreException(e);
         }
     }
 
@@ -85,43 +102,58 @@ public class TaskQueries {
         sql.append(" order by created_at desc, id desc limit ?");
         parameters.add(limit + 1); // one more tells whether a next page exists
 
-        try (Connection connection = db.getConnection();
-                PreparedStatement page = connection.prepareStatement(sql.toString())) {
-            for (int i = 0; i < parameters.size(); i++) {
-                page.setObject(i + 1, parameters.get(i));
-            }
-            List<Task> tasks = new ArrayList<>();
-            try (ResultSet row = page.executeQuery()) {
+        List<Task> tasks = reads.read(connection -> {
+            List<Task> read = new ArrayList<>();
+            try (PreparedStatement page = prepared(connection, sql.toString(), parameters);
+                    ResultSet row = page.executeQuery()) {
                 while (row.next()) {
-                    tasks.add(rows.task(row, fields));
+                    read.add(rows.task(row, fields));
                 }
             }
-            if (tasks.size() <= limit) {
-                return new TaskPage(tasks, null);
-            }
-            List<Task> items = tasks.subList(0, limit);
-            Task last = items.getLast();
-            return new TaskPage(List.copyOf(items), new Cursor(last.createdAt(), last.id()).encode());
-        } catch (SQLException e) {
-            throw new TaskStoreException(e);
+            return read;
+        });
+        if (tasks.size() <= limit) {
+            return new TaskPage(tasks, null);
         }
+        List<Task> items = tasks.subList(0, limit);
+        Task last = items.getLast();
+        return new TaskPage(List.copyOf(items), new Cursor(last.createdAt(), last.id()).encode());
     }
 
     /** How many tasks in {@code scope} {@code filter} lets through. */
     public long count(TaskScope scope, TaskFilter filter) {
         List<Object> parameters = new ArrayList<>();
         String sql = "select count(*) from tasks where true" + filter.conditions(scope, parameters);
-        try (Connection connection = db.getConnection(); PreparedStatement count = connection.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.size(); i++) {
-                count.setObject(i + 1, parameters.get(i));
-            }
-            try (ResultSet row = count.executeQuery()) {
+        return reads.read(connection -> {
+            try (PreparedStatement count = prepared(connection, sql, parameters); ResultSet row = count.executeQuery()) {
                 row.next();
                 return row.getLong(1);
             }
-        } catch (SQLException e) {
-            throw new TaskStoreException(e);
-        }
+        });
+    }
+
+    /**
+     * How many tasks in {@code scope} {@code filter} lets through, counting no further than {@code cap}: past it the
+     * count says "at least". Its {@code createdBefore} is the filter's, or PostgreSQL's time when it counted (no task
+     * created since is in the count), so that what acts on the count's filter with it acts on what was counted.
+     */
+    public TaskCount countAtMost(TaskScope scope, TaskFilter filter, int cap) {
+        List<Object> parameters = new ArrayList<>();
+        // A search walks the newest-first index through its time range (the search window at most): unordered, the
+        // planner, counting on the cap to stop it early, reads the whole table instead (DESIGN.md, "Bulkheads").
+        String sql = "select (select count(*) from (select 1 from tasks where true" + filter.conditions(scope, parameters)
+                + (filter.createdBefore() == null ? " and created_at < now()" : "")
+                + (filter.searches() ? " order by created_at desc" : "") + " limit ?) counted), now()";
+        parameters.add(cap + 1); // one more tells whether there are more
+        return reads.read(connection -> {
+            try (PreparedStatement count = prepared(connection, sql, parameters); ResultSet row = count.executeQuery()) {
+                row.next();
+                long counted = row.getLong(1);
+                Instant bound = filter.createdBefore() != null ? filter.createdBefore()
+                        : row.getObject(2, OffsetDateTime.class).toInstant();
+                return new TaskCount(Math.min(counted, cap), counted > cap, bound);
+            }
+        });
     }
 
     /** How many tasks are in each status, every status present (zero where none). */
@@ -130,17 +162,24 @@ public class TaskQueries {
         for (TaskStatus status : TaskStatus.values()) {
             counts.put(status, 0L);
         }
-        try (Connection connection = db.getConnection();
-                PreparedStatement count = connection.prepareStatement(
-                        "select status, count(*) from tasks group by status");
-                ResultSet row = count.executeQuery()) {
-            while (row.next()) {
-                counts.put(TaskStatus.valueOf(row.getString(1)), row.getLong(2));
+        return reads.read(connection -> {
+            try (PreparedStatement count = connection.prepareStatement(
+                    "select status, count(*) from tasks group by status"); ResultSet row = count.executeQuery()) {
+                while (row.next()) {
+                    counts.put(TaskStatus.valueOf(row.getString(1)), row.getLong(2));
+                }
+                return counts;
             }
-            return counts;
-        } catch (SQLException e) {
-            throw new TaskStoreException(e);
+        });
+    }
+
+    private static PreparedStatement prepared(Connection connection, String sql, List<Object> parameters)
+            throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql);
+        for (int i = 0; i < parameters.size(); i++) {
+            statement.setObject(i + 1, parameters.get(i));
         }
+        return statement;
     }
 
     /** The newest fencing token PostgreSQL has accepted for {@code lock}; 0 if none yet. */

@@ -1,6 +1,6 @@
 /**
- * The reads of tasks as clients ask for them: TaskQueries (one task, the listing and the count, by TaskFilter, paged by
- * TaskPage's cursor; InvalidCursorException for a cursor it did not write).
+ * The reads of tasks as clients ask for them: TaskQueries (one task, the listing and the capped count, TaskCount, by
+ * TaskFilter, paged by TaskPage's cursor; InvalidCursorException for a cursor it did not write).
  *
  * <p>May import store and task.
  */

@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -20,10 +21,13 @@ import java.util.stream.Collectors;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import org.jboss.logging.Logger;
+
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.store.TaskDatabase;
+import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.types.DispatchRoom;
 import io.taskfence.types.RemoteTypes;
@@ -35,6 +39,9 @@ import io.taskfence.types.TypeLimits;
  */
 @ApplicationScoped
 public class DispatchBatch {
+
+    private static final Logger LOG = Logger.getLogger(DispatchBatch.class);
+    private static final Duration SKIP_HELD_FOR = Duration.ofMinutes(1);
 
     private final TaskDatabase database;
     private final TransitionMeters meters;
@@ -50,9 +57,17 @@ public class DispatchBatch {
      * a time; a replica that takes the lock over starts from the first key.
      */
     private final Map<String, Map<String, String>> groupCursors = new ConcurrentHashMap<>();
+    private final Duration jobLockTimeout;
+    /**
+     * Until when ({@link System#nanoTime}) batches skip the rows other transactions hold: for {@link #SKIP_HELD_FOR}
+     * after a batch waited out the lock time-out on one, so that a request holding a due task's row costs dispatch one
+     * wait a minute, not one a batch.
+     */
+    private volatile long skipHeldUntil = System.nanoTime();
 
     DispatchBatch(TaskDatabase database, TransitionMeters meters, TypeLimits limits, RemoteTypes remote,
             TaskfenceConfig config) {
+        this.jobLockTimeout = config.jobLockTimeout();
         this.remote = remote;
         this.database = database;
         this.meters = meters;
@@ -90,6 +105,24 @@ public class DispatchBatch {
     }
 
     private Batch enqueueDue(FenceToken fence, int limit, Map<String, Integer> streamRoom, boolean localTypes) {
+        boolean skipHeld = System.nanoTime() - skipHeldUntil < 0;
+        try {
+            return enqueueDue(fence, limit, streamRoom, localTypes, skipHeld);
+        } catch (TaskStoreException e) {
+            if (skipHeld || !e.lockTimedOut()) {
+                throw e;
+            }
+            // A request holds a due task's row (taskfence.job-lock-timeout ran out): this batch and those of the next
+            // while lock the rows they move with skip locked, which costs a WAL record per task, rather than wait.
+            LOG.infof("dispatch waited %d ms for a due task's row that a request holds; it skips rows others hold for %d s",
+                    jobLockTimeout.toMillis(), SKIP_HELD_FOR.toSeconds());
+            skipHeldUntil = System.nanoTime() + SKIP_HELD_FOR.toNanos();
+            return enqueueDue(fence, limit, streamRoom, localTypes, true);
+        }
+    }
+
+    private Batch enqueueDue(FenceToken fence, int limit, Map<String, Integer> streamRoom, boolean localTypes,
+            boolean skipHeld) {
         Map<String, Integer> remoteRoom = new TreeMap<>();
         remote.names().forEach(type -> remoteRoom.put(type, Math.max(0, streamRoom.getOrDefault(type, 0))));
         record Enqueued(UUID id, String type, String owner, String concurrencyKey) {
@@ -117,7 +150,9 @@ public class DispatchBatch {
             // primary key: a join of the due rows and the tasks would let the planner scan the whole table.
             String sql = "with recursive " + due.sql() + ", moved as (update tasks set status = 'ENQUEUED', fence = ?, "
                     + "enqueues = enqueues + 1, enqueued_at = now(), updated_at = now() "
-                    + "where id = any(array(select task_id from due)) and " + DUE + " returning id, type, owner, concurrency_key), "
+                    + "where id = any(array(select task_id from due)) and " + DUE + (skipHeld ? " and id = any(array("
+                            + "select id from tasks where id = any(array(select task_id from due)) and " + DUE
+                            + " for update skip locked))" : "") + " returning id, type, owner, concurrency_key), "
                     + "taken as (delete from tasks_due where task_id in (select id from moved)), "
                     + "in_flight as (insert into tasks_in_flight (task_id, type, owner, concurrency_key) "
                     + "select id, type, coalesce(owner, ''), concurrency_key from moved on conflict (task_id) do nothing) "

@@ -1,0 +1,50 @@
+package io.taskfence.api.tasks;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.function.Function;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.resteasy.reactive.RestResponse;
+
+import io.taskfence.TaskfenceConfig;
+import io.taskfence.api.auth.HeldPerKey;
+import io.taskfence.task.query.TaskFilter;
+
+/**
+ * The bounds of searches and counts (DESIGN.md, "REST API", "Bulkheads"): each takes one of its key's places
+ * ({@code taskfence.api.searches-per-key}), and a text or error search without {@code createdAfter} looks back
+ * {@code taskfence.api.search-window} only, which its answer's {@value #SEARCHED_FROM} header says.
+ */
+@ApplicationScoped
+class Searches {
+
+    /** The header that gives the {@code createdAfter} a search used when its filter named none. */
+    static final String SEARCHED_FROM = "Searched-Created-After";
+
+    private final HeldPerKey held;
+    private final Duration window;
+    private final Clock clock;
+
+    Searches(HeldPerKey held, TaskfenceConfig config) {
+        this.held = held;
+        this.window = config.api().searchWindow();
+        this.clock = Clock.systemUTC();
+    }
+
+    /** {@code read} of {@code filter}, in the search window if it searches without a start, in one of {@code key}'s places. */
+    <T> RestResponse<T> run(String key, TaskFilter filter, Function<TaskFilter, T> read) {
+        TaskFilter bounded = filter.searches() && filter.createdAfter() == null
+                ? filter.createdFrom(clock.instant().minus(window)) : filter;
+        T answer;
+        try (HeldPerKey.Hold place = held.search(key)) {
+            answer = read.apply(bounded);
+        }
+        RestResponse.ResponseBuilder<T> response = RestResponse.ResponseBuilder.ok(answer);
+        if (bounded != filter) {
+            response.header(SEARCHED_FROM, bounded.createdAfter().toString());
+        }
+        return response.build();
+    }
+}
