@@ -9,19 +9,17 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.resteasy.reactive.RestResponse;
 
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.api.SearchedFromHeader;
 import io.taskfence.api.auth.HeldPerKey;
 import io.taskfence.task.query.TaskFilter;
 
 /**
  * The bounds of searches and counts (DESIGN.md, "REST API", "Bulkheads"): each takes one of its key's places
  * ({@code taskfence.api.searches-per-key}), and a text or error search without {@code createdAfter} looks back
- * {@code taskfence.api.search-window} only, which its answer's {@value #SEARCHED_FROM} header says.
+ * {@code taskfence.api.search-window} only, which its answer's {@link SearchedFromHeader} says.
  */
 @ApplicationScoped
 class Searches {
-
-    /** The header that gives the {@code createdAfter} a search used when its filter named none. */
-    static final String SEARCHED_FROM = "Searched-Created-After";
 
     private final HeldPerKey held;
     private final Duration window;
@@ -43,7 +41,7 @@ class Searches {
         }
         RestResponse.ResponseBuilder<T> response = RestResponse.ResponseBuilder.ok(answer);
         if (bounded != filter) {
-            response.header(SEARCHED_FROM, bounded.createdAfter().toString());
+            response.header(SearchedFromHeader.NAME, bounded.createdAfter().toString());
         }
         return response.build();
     }

@@ -212,7 +212,9 @@ public class TaskResource {
      */
     @GET
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
-    @Operation(operationId = "listTasks", summary = "A page of tasks, newest first")
+    @Operation(operationId = "listTasks", summary = "A page of tasks, newest first", description = "With text or error "
+            + "and no createdAfter, over the tasks created in the last taskfence.api.search-window (24 h) only: the "
+            + "Searched-Created-After header gives the start it used")
     public RestResponse<TaskPage> list(@BeanParam FilterParams filter, @QueryParam("limit") @DefaultValue("50") String limit,
             @QueryParam("after") String after, @QueryParam("fields") String fields) {
         KeyOwner caller = caller();
@@ -234,7 +236,10 @@ public class TaskResource {
     @GET
     @Path("/count")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
-    @Operation(operationId = "countTasks", summary = "How many tasks match the listing's filters")
+    @Operation(operationId = "countTasks", summary = "How many tasks match the listing's filters", description = "At "
+            + "most taskfence.api.count-cap (10,000): past it, count is the cap and atLeast is true. createdBefore is the "
+            + "bound it counted to (the filter's, or the time it counted), to give an action that should take what was "
+            + "counted")
     public RestResponse<TaskCount> count(@BeanParam FilterParams filter, @QueryParam("action") String action) {
         TaskFilter chosen = filter.filter();
         if (action != null) {

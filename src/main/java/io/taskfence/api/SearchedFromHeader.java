@@ -1,4 +1,4 @@
-package io.taskfence.api.tasks;
+package io.taskfence.api;
 
 import java.util.Set;
 
@@ -10,11 +10,14 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import io.quarkus.smallrye.openapi.OpenApiFilter;
 
 /**
- * Describes the {@value Searches#SEARCHED_FROM} header of the listing's and the count's answers in the OpenAPI
- * document ({@link Searches}). Run when the document is built.
+ * The {@value #NAME} header of the listing's and the count's answers (api.tasks' Searches sets it), described in the
+ * OpenAPI document. Run when the document is built.
  */
 @OpenApiFilter(stages = OpenApiFilter.RunStage.BUILD)
 public final class SearchedFromHeader implements OASFilter {
+
+    /** The {@code createdAfter} a text or error search used when its filter named none. */
+    public static final String NAME = "Searched-Created-After";
 
     private static final Set<String> SEARCHES = Set.of("listTasks", "countTasks");
 
@@ -27,7 +30,7 @@ public final class SearchedFromHeader implements OASFilter {
                     if (ok == null) {
                         throw new IllegalStateException(operation.getOperationId() + " has no 200 answer to describe");
                     }
-                    ok.addHeader(Searches.SEARCHED_FROM, OASFactory.createHeader()
+                    ok.addHeader(NAME, OASFactory.createHeader()
                             .description("Only with text or error and no createdAfter: the createdAfter the search "
                                     + "used instead, taskfence.api.search-window (default 24h) before the request")
                             .schema(OASFactory.createSchema().addType(
