@@ -44,7 +44,7 @@ import io.taskfence.testing.TestServers;
 /**
  * Issue 41's probe, as a test (DESIGN.md, "REST API", "Bulkheads"): key A owns 1,000,000 finished tasks and sends
  * text searches and counts from 25 threads for 20 s. Meanwhile key B submits single tasks one after another (their
- * p99 must stay under 200 ms), one of B's tasks runs a slow handler (30 s, on a 3 s worker lease: it lives on
+ * p99 must stay under 200 ms, or twice their p99 alone on a busy machine), one of B's tasks runs a slow handler (30 s, on a 3 s worker lease: it lives on
  * heartbeats, and must keep its lease), and dispatch goes on (B's tasks run). Every search gets an answer or a
  * 4xx/503 problem within the read time-out and a margin. The figures are printed, one "SearchFlood" line.
  */
@@ -58,6 +58,10 @@ class SearchFloodTest {
     private static final Duration FLOOD = Duration.ofSeconds(20);
     /** B's submissions measured alone first, for comparison. */
     private static final Duration IDLE = Duration.ofSeconds(3);
+    /**
+     * The issue's bound on B's p99 in the flood; on a machine busy with other builds B's p99 alone can pass it, so the
+     * bound is twice B's own p99 alone when that is higher (before the bulkheads: 5,467 ms against 100 ms alone).
+     */
     private static final long B_P99_MILLIS = 200;
     /** The read time-out (5 s by default) and a margin for a machine shared with other builds. */
     private static final Duration ANSWER_WITHIN = Duration.ofSeconds(15);
@@ -134,7 +138,8 @@ class SearchFloodTest {
                         + "enqueues ' || enqueues from tasks where id = ?", slow));
 
         List<Executable> checks = new ArrayList<>();
-        checks.add(() -> assertTrue(p99 < B_P99_MILLIS, "B's submissions: p99 " + p99 + " ms"));
+        long p99Bound = Math.max(B_P99_MILLIS, 2 * percentile(idle, 0.99));
+        checks.add(() -> assertTrue(p99 < p99Bound, "B's submissions: p99 " + p99 + " ms, bound " + p99Bound + " ms"));
         checks.add(() -> assertEquals(dueBeforeTheEnd.size(), ranDuringTheFlood,
                 "B's tasks submitted over 5 s before the flood's end had run by then: dispatch went on"));
         checks.add(() -> assertEquals("SUCCEEDED attempt 1 enqueues 1", Sql.value(db, "select status || ' attempt ' "
