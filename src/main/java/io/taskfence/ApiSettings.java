@@ -3,6 +3,7 @@ package io.taskfence;
 import java.time.Duration;
 
 import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.Pattern;
 
 import org.hibernate.validator.constraints.time.DurationMin;
 
@@ -16,11 +17,12 @@ public interface ApiSettings {
 
     /**
      * The longest one statement of an API read may run (PostgreSQL's {@code statement_timeout} of the reads pool's
-     * sessions); written in seconds or milliseconds ({@code 5s}, {@code 500ms}), as PostgreSQL reads it too.
+     * sessions); written in whole seconds or milliseconds ({@code 5s}, {@code 500ms}). It goes into the sessions'
+     * options as written, so another form ({@code 5}: 5 ms to PostgreSQL; {@code PT5S}: refused by it) stops the start.
      */
     @WithDefault("5s")
-    @DurationMin(millis = 1)
-    Duration readTimeout();
+    @Pattern(regexp = "[1-9][0-9]*(ms|s)", message = "must be whole seconds or milliseconds, such as 5s or 500ms")
+    String readTimeout();
 
     /** How far back a text or error search without {@code createdAfter} looks. */
     @WithDefault("24h")
@@ -37,8 +39,16 @@ public interface ApiSettings {
     @Min(1)
     int searchesPerKey();
 
-    /** Long-polls ({@code GET /tasks/{id}?wait=}, claims with {@code wait}) one key may have waiting at once. */
+    /** Long-polls of tasks ({@code GET /tasks/{id}?wait=}) one key may have waiting at once. */
     @WithDefault("10")
     @Min(1)
     int longPollsPerKey();
+
+    /**
+     * Claims with {@code wait} one key may have waiting at once: apart from the long-polls of tasks, and larger, since a
+     * fleet of workers often shares one worker key, each with a claim waiting.
+     */
+    @WithDefault("64")
+    @Min(1)
+    int claimWaitsPerKey();
 }

@@ -50,6 +50,8 @@ public final class ProblemAnswers implements OASFilter {
             + "taskfence.api.searches-per-key searches and counts under way on this replica (Retry-After)";
     private static final String LONG_POLLS_PER_KEY = "the key's request rate is spent, or, with a wait, it has "
             + "taskfence.api.long-polls-per-key waiting requests on this replica (Retry-After)";
+    private static final String CLAIM_WAITS_PER_KEY = "the key's request rate is spent, or, with a wait, it has "
+            + "taskfence.api.claim-waits-per-key claims waiting on this replica (Retry-After)";
 
     /** Each operation's own error answers. */
     private static final Map<String, Map<String, String>> OWN = Map.ofEntries(
@@ -106,7 +108,7 @@ public final class ProblemAnswers implements OASFilter {
             Map.entry("claimTasks", Map.of(
                     "403", "the key is no worker key, or does not name one of the types",
                     "422", "a type is not a remote type; the detail lists them",
-                    "429", LONG_POLLS_PER_KEY)),
+                    "429", CLAIM_WAITS_PER_KEY)),
             Map.entry("heartbeatClaim", CLAIM_ANSWERS),
             Map.entry("completeClaim", Map.of(
                     "404", CLAIM_ANSWERS.get("404"),

@@ -10,6 +10,7 @@ import io.quarkus.scheduler.Scheduled;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.lock.FencedLease;
 import io.taskfence.store.FenceToken;
+import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.action.ActionTurns;
 import io.taskfence.task.action.TaskActions;
 
@@ -53,7 +54,18 @@ class BulkActions {
         while (!turns.isEmpty() && held.isValid() && !Thread.currentThread().isInterrupted()
                 && System.nanoTime() - stopAt < 0) {
             turns.takeTurn(action -> {
-                boolean more = actions.step(fence, action, batchSize);
+                boolean more;
+                try {
+                    more = actions.step(fence, action, batchSize);
+                } catch (TaskStoreException e) {
+                    if (!e.lockTimedOut()) {
+                        throw e;
+                    }
+                    // A request holds a row of this action's batch (taskfence.job-lock-timeout): the batch wrote
+                    // nothing; this action sits out the rest of the run, so that the other keys' actions go on.
+                    LOG.infof("actions: bulk action %s waits for rows a request holds, until the next run", action);
+                    return false;
+                }
                 if (!more) {
                     LOG.infof("actions: bulk action %s done", action);
                 }

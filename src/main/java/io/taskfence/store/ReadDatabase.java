@@ -30,7 +30,7 @@ public final class ReadDatabase {
         try (Connection connection = reads.getConnection()) {
             return work.in(connection);
         } catch (SQLException e) {
-            throw new TaskStoreException(e);
+            throw TaskStoreException.ofRead(e);
         }
     }
 }

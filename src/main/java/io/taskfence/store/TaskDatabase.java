@@ -105,7 +105,7 @@ public final class TaskDatabase {
     }
 
     /**
-     * Runs {@code work} in one transaction after the fence check; rolls back if either refuses or fails. Its
+     * Runs {@code work} in one transaction after the fence check; rolls back if either refuses or fails. The work's
      * statements wait at most {@code taskfence.job-lock-timeout} for a row lock: a client's request holding a row
      * must not hold a job (and every tenant it serves) for as long as it likes. A wait that long fails the
      * transaction with a {@link TaskStoreException} whose {@link TaskStoreException#lockTimedOut()} says so; the
@@ -115,11 +115,13 @@ public final class TaskDatabase {
      */
     public <T> T fenced(FenceToken fence, Work<T> work) {
         return inTransaction(connection -> {
-            try (Statement wait = connection.createStatement()) {
-                wait.execute(jobLockTimeout);
-            }
             if (!Fences.advance(connection, fence)) {
                 throw new StaleFenceException(fence.lock(), fence.token());
+            }
+            // After the fence check: its row is held by fenced transactions alone, and the next holder waits for a
+            // paused one until PostgreSQL ends it (idle_in_transaction_session_timeout; PausedHolderTest).
+            try (Statement wait = connection.createStatement()) {
+                wait.execute(jobLockTimeout);
             }
             return work.in(connection);
         });

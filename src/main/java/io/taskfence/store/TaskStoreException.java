@@ -18,14 +18,21 @@ public final class TaskStoreException extends RuntimeException {
     private static final String CONNECTION_EXCEPTION = "08";
 
     private final boolean outcomeUnknown;
+    private final boolean ofRead;
 
     public TaskStoreException(SQLException cause) {
-        this(cause, false);
+        this(cause, false, false);
     }
 
-    private TaskStoreException(SQLException cause, boolean outcomeUnknown) {
+    private TaskStoreException(SQLException cause, boolean outcomeUnknown, boolean ofRead) {
         super("PostgreSQL: " + cause.getMessage(), cause);
         this.outcomeUnknown = outcomeUnknown;
+        this.ofRead = ofRead;
+    }
+
+    /** A failure of the reads pool ({@link ReadDatabase}), whose sessions alone have a statement time-out. */
+    static TaskStoreException ofRead(SQLException failure) {
+        return new TaskStoreException(failure, false, true);
     }
 
     /**
@@ -34,7 +41,7 @@ public final class TaskStoreException extends RuntimeException {
      */
     static TaskStoreException ofCommit(SQLException failure) {
         String state = failure.getSQLState();
-        return new TaskStoreException(failure, state != null && state.startsWith(CONNECTION_EXCEPTION));
+        return new TaskStoreException(failure, state != null && state.startsWith(CONNECTION_EXCEPTION), false);
     }
 
     /**
@@ -55,7 +62,8 @@ public final class TaskStoreException extends RuntimeException {
      * of the reads pool ({@link ReadDatabase}) that took longer than it may.
      */
     public boolean readTimedOut() {
-        return sqlState("57014");
+        // Not any 57014: a statement of the data path cancelled by hand (pg_cancel_backend) is no read too broad.
+        return ofRead && sqlState("57014");
     }
 
     /** Whether a statement waited {@code lock_timeout} for a row lock and gave up (SQLState 55P03): nothing written. */

@@ -83,7 +83,7 @@ function bulkActions(filters) {
     try {
       // createdBefore: the bound the count used; the action takes it too, so that it acts on the tasks counted, not
       // on those made since. atLeast: the count stopped at its cap.
-      const { count, atLeast, createdBefore } = await get(`/tasks/count${query({ ...chosen, action })}`);
+      const { count, atLeast, createdAfter, createdBefore } = await get(`/tasks/count${query({ ...chosen, action })}`);
       if (count === 0 && !atLeast) {
         fill(panel, message('info', `No ${BULK[action].from} task matches these filters: nothing to ${action}.`));
         return;
@@ -91,10 +91,12 @@ function bulkActions(filters) {
       const many = atLeast ? `at least ${count}` : `${count}`;
       const plural = count === 1 && !atLeast ? '' : 's';
       const confirm = h('button', { type: 'button', id: 'bulk-confirm', class: action === 'cancel' ? 'danger' : '',
-        onclick: () => run(action, { count, atLeast, createdBefore }) }, `${BULK[action].verb} ${many} task${plural}`);
+        onclick: () => run(action, { count, atLeast, createdAfter, createdBefore }) }, `${BULK[action].verb} ${many} task${plural}`);
       fill(panel, h('div', { class: 'confirm', role: 'alertdialog', 'aria-labelledby': 'bulk-question' },
         h('p', { id: 'bulk-question' }, `${atLeast ? 'At least ' : ''}${count} ${BULK[action].from} task${plural} `
-          + `match${plural ? '' : 'es'} these filters${describe(chosen)}. ${BULK[action].verb} `
+          + `match${plural ? '' : 'es'} these filters${describe(chosen)}`
+          + `${createdAfter && !chosen.createdAfter ? ` (a search looks back to ${createdAfter} unless told otherwise)` : ''}`
+          + `. ${BULK[action].verb} `
           + `${plural ? 'all of them' : 'it'}?`),
         h('div', { class: 'actions' }, confirm,
           h('button', { type: 'button', id: 'bulk-keep', class: 'secondary', onclick: () => fill(panel) }, 'Keep them'))));
@@ -107,8 +109,12 @@ function bulkActions(filters) {
     fill(panel, message('info', `${BULK[action].verb}: starting…`));
     try {
       const body = Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== ''));
+      // The bounds the count used (a text search's window too), so that the action takes the tasks counted.
       if (counted.createdBefore) {
         body.createdBefore = counted.createdBefore;
+      }
+      if (counted.createdAfter) {
+        body.createdAfter = counted.createdAfter;
       }
       let progress = await post(`/tasks/actions/${action}`, body);
       while (progress.state !== 'DONE') {

@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
@@ -39,6 +40,9 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
+import io.taskfence.store.ReadDatabase;
+import io.taskfence.store.TaskDatabase;
+import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.Sql;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
@@ -63,6 +67,7 @@ class ReadBulkheadsTest {
                     "taskfence.api.count-cap", "3",
                     "taskfence.api.searches-per-key", "1",
                     "taskfence.api.long-polls-per-key", "1",
+                    "taskfence.api.claim-waits-per-key", "1",
                     "quarkus.datasource.reads.jdbc.max-size", "2",
                     "quarkus.datasource.jdbc.max-size", "6");
         }
@@ -81,6 +86,7 @@ class ReadBulkheadsTest {
         Response two = count(Map.of("createdAfter", start.toString()));
         two.then().statusCode(200).body("count", equalTo(2)).body("atLeast", equalTo(false));
         Instant bound = Instant.parse(two.path("createdBefore"));
+        assertEquals(start, Instant.parse(two.path("createdAfter")), "the filter's own lower bound");
         assertFalse(bound.isBefore(start), "the bound is when it counted: " + bound);
 
         submit(SUBMITTER, "{}");
@@ -91,8 +97,10 @@ class ReadBulkheadsTest {
         submit(SUBMITTER, "{}");
         count(Map.of("createdAfter", start.toString())).then().statusCode(200)
                 .body("count", equalTo(3)).body("atLeast", equalTo(true));
-        assertEquals(List.of("atLeast", "count", "createdBefore"), count(Map.of()).jsonPath().getMap("")
-                .keySet().stream().sorted().toList(), "the count's answer, exactly");
+        Map<String, Object> unbounded = count(Map.of()).jsonPath().getMap("");
+        assertEquals(List.of("atLeast", "count", "createdAfter", "createdBefore"),
+                unbounded.keySet().stream().sorted().toList(), "the count's answer, exactly");
+        assertEquals(null, unbounded.get("createdAfter"), "no lower bound when neither the filter nor a window has one");
     }
 
     @Test
@@ -106,8 +114,12 @@ class ReadBulkheadsTest {
         Instant from = Instant.parse(windowed.header("Searched-Created-After"));
         assertTrue(Duration.between(from, Instant.now().minus(Duration.ofHours(24))).abs().toMinutes() < 1,
                 "the window's start, 24 h ago: " + from);
-        count(Map.of("text", marker)).then().statusCode(200).body("count", equalTo(0))
-                .header("Searched-Created-After", notNullValue());
+        // The count gives the window's start with its other bound, so that an action given both (the dashboard's
+        // confirmation) takes the tasks counted, not the key's whole history.
+        Response counted = count(Map.of("text", marker));
+        counted.then().statusCode(200).body("count", equalTo(0)).header("Searched-Created-After", notNullValue());
+        assertEquals(Instant.parse(counted.header("Searched-Created-After")),
+                Instant.parse(counted.jsonPath().getString("createdAfter")), "the count's createdAfter is its window's");
 
         String threeDaysAgo = Instant.now().minus(3, ChronoUnit.DAYS).toString();
         given().auth().oauth2(SUBMITTER).queryParam("text", marker).queryParam("createdAfter", threeDaysAgo)
@@ -130,6 +142,23 @@ class ReadBulkheadsTest {
             assertTrue(tookMillis < 5_000, "stopped at the read time-out (1 s), took " + tookMillis + " ms");
             holder.rollback();
         }
+    }
+
+    @Test
+    void onlyAReadOfTheReadsPoolStoppedByItsTimeOutIsATooBroadRead() {
+        String sleep = "select pg_sleep(3)";
+        TaskStoreException read = assertThrows(TaskStoreException.class,
+                () -> CDI.current().select(ReadDatabase.class).get().read(connection -> connection.createStatement()
+                        .execute(sleep)));
+        assertTrue(read.readTimedOut(), "a read past the read time-out: " + read.getMessage());
+        // The same cancel on the data path (an operator's pg_cancel_backend, a session's own time-out) is no read
+        // too broad: it is answered as a failure of the database, not as "narrow the filter".
+        TaskStoreException data = assertThrows(TaskStoreException.class,
+                () -> CDI.current().select(TaskDatabase.class).get().inTransaction(connection -> {
+                    connection.createStatement().execute("set local statement_timeout = '100ms'");
+                    return connection.createStatement().execute(sleep);
+                }));
+        assertFalse(data.readTimedOut(), "a data-path statement cancelled: " + data.getMessage());
     }
 
     @Test
@@ -177,7 +206,7 @@ class ReadBulkheadsTest {
         CompletableFuture<Integer> claiming = CompletableFuture.supplyAsync(() -> claim("3s").statusCode());
         Response claimRefused = await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(3))
                 .until(() -> claim("1ms"), answer -> answer.statusCode() == 429);
-        claimRefused.then().body("detail", containsString("taskfence.api.long-polls-per-key"));
+        claimRefused.then().body("detail", containsString("taskfence.api.claim-waits-per-key"));
         claim(null).then().statusCode(200); // a claim that does not wait holds no place
         assertEquals(200, claiming.get(10, TimeUnit.SECONDS));
     }

@@ -26,14 +26,19 @@ public class HeldPerKey {
 
     private final Cap searches;
     private final Cap longPolls;
+    private final Cap claimWaits;
 
     HeldPerKey(TaskfenceConfig config) {
         ApiSettings api = config.api();
-        int readSeconds = (int) Math.max(1, api.readTimeout().toSeconds());
+        String timeout = api.readTimeout();
+        int readSeconds = timeout.endsWith("ms") ? 1 + Integer.parseInt(timeout.substring(0, timeout.length() - 2)) / 1000
+                : Integer.parseInt(timeout.substring(0, timeout.length() - 1));
         this.searches = new Cap(api.searchesPerKey(), "searches and counts", "taskfence.api.searches-per-key",
                 readSeconds);
-        this.longPolls = new Cap(api.longPollsPerKey(), "waiting requests (wait on a task, claims with wait)",
+        this.longPolls = new Cap(api.longPollsPerKey(), "reads waiting for a task's end (wait)",
                 "taskfence.api.long-polls-per-key", 5);
+        this.claimWaits = new Cap(api.claimWaitsPerKey(), "claims waiting for a task (wait)",
+                "taskfence.api.claim-waits-per-key", 5);
     }
 
     /** A search (a listing with text or error) or a count of {@code key}'s. */
@@ -41,9 +46,14 @@ public class HeldPerKey {
         return searches.take(key);
     }
 
-    /** A long-poll of {@code key}'s: a read of a task waiting for its end, or a claim waiting for a task. */
+    /** A long-poll of {@code key}'s: a read of a task waiting for its end. */
     public Hold longPoll(String key) {
         return longPolls.take(key);
+    }
+
+    /** A claim of {@code key}'s waiting for a task. */
+    public Hold claimWait(String key) {
+        return claimWaits.take(key);
     }
 
     private static final class Cap {
@@ -61,15 +71,18 @@ public class HeldPerKey {
             this.retryAfterSeconds = retryAfterSeconds;
         }
 
-        Hold take(String key) {
+        /** {@code name} null: authentication is off, and every caller shares one count. */
+        Hold take(String name) {
+            String key = name == null ? "" : name;
             boolean[] taken = { false };
-            held.compute(key, (name, now) -> {
+            held.compute(key, (ignored, now) -> {
                 int count = now == null ? 0 : now;
                 taken[0] = count < most;
                 return taken[0] ? count + 1 : now;
             });
             if (!taken[0]) {
-                throw new RequestRateExceeded("API key '" + key + "' has " + most + " " + what + " under way on this "
+                throw new RequestRateExceeded((name == null ? "Callers without a key have " : "API key '" + key
+                        + "' has ") + most + " " + what + " under way on this "
                         + "replica, its cap (" + setting + "); this one was not started. Try again after Retry-After, "
                         + "once one of them has answered", retryAfterSeconds);
             }
@@ -77,7 +90,7 @@ public class HeldPerKey {
             return () -> {
                 if (released.compareAndSet(false, true)) {
                     // The key's entry goes once none is held: keys that stop asking leave nothing behind.
-                    held.computeIfPresent(key, (name, now) -> now == 1 ? null : now - 1);
+                    held.computeIfPresent(key, (ignored, now) -> now == 1 ? null : now - 1);
                 }
             };
         }

@@ -100,7 +100,7 @@ public class ClaimResource {
                         + "s, not " + body.waitUpTo()));
         String claimer = RemoteClaims.claimer(caller.name(), Optional.ofNullable(body.worker()).orElse(DEFAULT_WORKER));
         // A claim that waits holds one of its key's long-poll places until it answers; one that does not, none.
-        HeldPerKey.Hold place = wait.isZero() ? () -> { } : held.longPoll(caller.name());
+        HeldPerKey.Hold place = wait.isZero() ? () -> { } : held.claimWait(caller.name());
         Uni<List<Claim>> claimed;
         try {
             claimed = claims.claim(claimer, List.copyOf(types), Optional.ofNullable(body.max()).orElse(1), wait);

@@ -237,8 +237,9 @@ public class TaskResource {
     @Path("/count")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "countTasks", summary = "How many tasks match the listing's filters", description = "At "
-            + "most taskfence.api.count-cap (10,000): past it, count is the cap and atLeast is true. createdBefore is the "
-            + "bound it counted to (the filter's, or the time it counted), to give an action that should take what was "
+            + "most taskfence.api.count-cap (10,000): past it, count is the cap and atLeast is true. createdAfter and "
+            + "createdBefore are the bounds it counted in (createdAfter: the filter's or the search window's start, or "
+            + "null; createdBefore: the filter's, or the time it counted), to give an action that should take what was "
             + "counted")
     public RestResponse<TaskCount> count(@BeanParam FilterParams filter, @QueryParam("action") String action) {
         TaskFilter chosen = filter.filter();

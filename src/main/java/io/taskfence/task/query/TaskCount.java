@@ -4,7 +4,8 @@ import java.time.Instant;
 
 /**
  * A count of tasks ({@code GET /api/v1/tasks/count}): {@code count} tasks, or at least that many when {@code atLeast}
- * (the count stopped at its cap), all created before {@code createdBefore}, the bound it counted up to.
+ * (the count stopped at its cap), created from {@code createdAfter} (the filter's, or the search window's start; null:
+ * no bound) and before {@code createdBefore}, the bound it counted up to. An action given both takes what was counted.
  */
-public record TaskCount(long count, boolean atLeast, Instant createdBefore) {
+public record TaskCount(long count, boolean atLeast, Instant createdAfter, Instant createdBefore) {
 }

@@ -151,7 +151,7 @@ public class TaskQueries {
                 long counted = row.getLong(1);
                 Instant bound = filter.createdBefore() != null ? filter.createdBefore()
                         : row.getObject(2, OffsetDateTime.class).toInstant();
-                return new TaskCount(Math.min(counted, cap), counted > cap, bound);
+                return new TaskCount(Math.min(counted, cap), counted > cap, filter.createdAfter(), bound);
             }
         });
     }
