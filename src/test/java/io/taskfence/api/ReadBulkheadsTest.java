@@ -130,6 +130,22 @@ class ReadBulkheadsTest {
     }
 
     @Test
+    void theLaterPagesOfASearchKeepItsFirstPagesWindow() {
+        String marker = "paged-" + UUID.randomUUID();
+        String older = submit(SUBMITTER, "{\"note\":\"" + marker + "\"}");
+        String newer = submit(SUBMITTER, "{\"note\":\"" + marker + "\"}");
+        Response first = given().auth().oauth2(SUBMITTER).queryParam("text", marker).queryParam("limit", 1)
+                .get("/api/v1/tasks");
+        first.then().statusCode(200).body("items[0].id", equalTo(newer));
+        String from = first.header("Searched-Created-After");
+        // The clock has moved on since the first page: a window taken afresh would start later, and skip the tasks of
+        // the first page's window that it slid past.
+        given().auth().oauth2(SUBMITTER).queryParam("text", marker).queryParam("limit", 1)
+                .queryParam("after", first.jsonPath().getString("next")).get("/api/v1/tasks").then().statusCode(200)
+                .body("items[0].id", equalTo(older)).header("Searched-Created-After", equalTo(from));
+    }
+
+    @Test
     void aReadPastTheReadTimeoutIsAProblemThatSaysToNarrowTheFilter() throws Exception {
         try (Connection holder = tableHeld()) {
             long started = System.nanoTime();

@@ -2,6 +2,7 @@ package io.taskfence.api.tasks;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.function.Function;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -33,8 +34,16 @@ class Searches {
 
     /** {@code read} of {@code filter}, in the search window if it searches without a start, in one of {@code key}'s places. */
     <T> RestResponse<T> run(String key, TaskFilter filter, Function<TaskFilter, T> read) {
+        return run(key, filter, null, read);
+    }
+
+    /**
+     * As {@link #run(String, TaskFilter, Function)}; a search without a start of its own looks back from
+     * {@code windowFrom} when it is given (a later page of a search: its first page's window), else from now.
+     */
+    <T> RestResponse<T> run(String key, TaskFilter filter, Instant windowFrom, Function<TaskFilter, T> read) {
         TaskFilter bounded = filter.searches() && filter.createdAfter() == null
-                ? filter.createdFrom(clock.instant().minus(window)) : filter;
+                ? filter.createdFrom(windowFrom != null ? windowFrom : clock.instant().minus(window)) : filter;
         T answer;
         try (HeldPerKey.Hold place = held.search(key)) {
             answer = read.apply(bounded);

@@ -2,6 +2,7 @@ package io.taskfence.api.tasks;
 
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -224,7 +225,9 @@ public class TaskResource {
         if (!asked.searches()) {
             return RestResponse.ok(queries.page(caller.scope(), asked, pageLimit, after, read));
         }
-        return searches.run(caller.name(), asked, bounded -> queries.page(caller.scope(), bounded, pageLimit, after, read));
+        Instant windowFrom = after == null ? null : queries.createdAfterOf(after).orElse(null);
+        return searches.run(caller.name(), asked, windowFrom,
+                bounded -> queries.page(caller.scope(), bounded, pageLimit, after, read));
     }
 
     /**

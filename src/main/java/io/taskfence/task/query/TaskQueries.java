@@ -117,7 +117,18 @@ public class TaskQueries {
         }
         List<Task> items = tasks.subList(0, limit);
         Task last = items.getLast();
-        return new TaskPage(List.copyOf(items), new Cursor(last.createdAt(), last.id()).encode());
+        return new TaskPage(List.copyOf(items), new Cursor(last.createdAt(), last.id(), filter.createdAfter()).encode());
+    }
+
+    /**
+     * The lower bound of the page that made the cursor {@code after} (a search window's start, or the client's own
+     * {@code createdAfter}), if it had one: the later pages of a search keep its first page's window, which would
+     * otherwise slide with the clock and skip the tasks it slid past.
+     *
+     * @throws InvalidCursorException if {@code after} is not a cursor this service made
+     */
+    public Optional<Instant> createdAfterOf(String after) {
+        return Optional.ofNullable(Cursor.parse(after).createdAfter());
     }
 
     /** How many tasks in {@code scope} {@code filter} lets through. */
@@ -200,29 +211,36 @@ public class TaskQueries {
      * {@link #encode} writes is read back: anything else is not a position (and a creation time outside
      * the years PostgreSQL and {@link Timestamp} hold would fail the query instead of being refused).
      */
-    private record Cursor(Instant createdAt, UUID id) {
+    private record Cursor(Instant createdAt, UUID id, Instant createdAfter) {
 
         private static final Instant EARLIEST = Instant.EPOCH;
         private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999999Z");
 
         String encode() {
-            String plain = createdAt.getEpochSecond() + "." + createdAt.getNano() + "." + id;
+            String plain = createdAt.getEpochSecond() + "." + createdAt.getNano() + "." + id
+                    + (createdAfter == null ? "" : "." + createdAfter.getEpochSecond() + "." + createdAfter.getNano());
             return Base64.getUrlEncoder().withoutPadding().encodeToString(plain.getBytes(StandardCharsets.UTF_8));
         }
 
         static Cursor parse(String encoded) {
             Cursor cursor;
             try {
-                String[] parts = new String(Base64.getUrlDecoder().decode(encoded), StandardCharsets.UTF_8).split("\\.", 3);
+                String[] parts = new String(Base64.getUrlDecoder().decode(encoded), StandardCharsets.UTF_8).split("\\.", 5);
                 cursor = new Cursor(Instant.ofEpochSecond(Long.parseLong(parts[0]), Long.parseLong(parts[1])),
-                        UUID.fromString(parts[2]));
+                        UUID.fromString(parts[2]), parts.length == 3 ? null
+                                : Instant.ofEpochSecond(Long.parseLong(parts[3]), Long.parseLong(parts[4])));
             } catch (RuntimeException e) {
                 throw new InvalidCursorException(encoded);
             }
-            if (cursor.createdAt.isBefore(EARLIEST) || cursor.createdAt.isAfter(LATEST) || !cursor.encode().equals(encoded)) {
+            if (outside(cursor.createdAt) || cursor.createdAfter != null && outside(cursor.createdAfter)
+                    || !cursor.encode().equals(encoded)) {
                 throw new InvalidCursorException(encoded);
             }
             return cursor;
+        }
+
+        private static boolean outside(Instant at) {
+            return at.isBefore(EARLIEST) || at.isAfter(LATEST);
         }
     }
 }
