@@ -1,6 +1,12 @@
 package io.taskfence.jobs;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -29,6 +35,11 @@ class BulkActions {
     private final TaskActions actions;
     private final Duration budget;
     private final int batchSize;
+    /**
+     * The actions whose last batch met a row a request holds: they take their turns after every other action, so that
+     * a wait of taskfence.job-lock-timeout (longer than a run's budget by default) does not spend each run on them.
+     */
+    private final Set<UUID> metHeldRows = ConcurrentHashMap.newKeySet();
 
     BulkActions(FencedJobs jobs, TaskActions actions, TaskfenceConfig config) {
         this.jobs = jobs;
@@ -50,7 +61,10 @@ class BulkActions {
 
     void work(FencedLease held, FenceToken fence) {
         long stopAt = System.nanoTime() + budget.toNanos();
-        ActionTurns turns = new ActionTurns(actions.running());
+        List<TaskActions.RunningAction> running = new ArrayList<>(actions.running());
+        metHeldRows.retainAll(running.stream().map(TaskActions.RunningAction::id).toList());
+        running.sort(Comparator.comparing(action -> metHeldRows.contains(action.id()))); // stable: false first
+        ActionTurns turns = new ActionTurns(running);
         while (!turns.isEmpty() && held.isValid() && !Thread.currentThread().isInterrupted()
                 && System.nanoTime() - stopAt < 0) {
             turns.takeTurn(action -> {
@@ -62,10 +76,13 @@ class BulkActions {
                         throw e;
                     }
                     // A request holds a row of this action's batch (taskfence.job-lock-timeout): the batch wrote
-                    // nothing; this action sits out the rest of the run, so that the other keys' actions go on.
+                    // nothing; this action sits out the rest of the run and goes last in the next ones, so that the
+                    // other keys' actions go on.
                     LOG.infof("actions: bulk action %s waits for rows a request holds, until the next run", action);
+                    metHeldRows.add(action);
                     return false;
                 }
+                metHeldRows.remove(action);
                 if (!more) {
                     LOG.infof("actions: bulk action %s done", action);
                 }

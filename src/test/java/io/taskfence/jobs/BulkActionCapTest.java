@@ -7,6 +7,11 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,6 +37,7 @@ import io.restassured.response.ExtractableResponse;
 import io.restassured.response.Response;
 import io.taskfence.task.Sql;
 import io.taskfence.testing.ApiKeysForTests;
+import io.taskfence.testing.PostgresSchema;
 import io.taskfence.testing.TestServers;
 
 /**
@@ -196,6 +202,73 @@ class BulkActionCapTest {
                 + "and status = 'CANCELLED' and updated_at < (select finished_at from task_actions where id = ?)",
                 KEY_A_NAME, marker, b);
         assertTrue(cancelledBefore <= BATCH, cancelledBefore + " of A's tasks were cancelled before B's action ended");
+    }
+
+    /**
+     * A client's transaction holds a row of A's action's batch: that batch gives up after taskfence.job-lock-timeout
+     * (2 s) and A's action sits out the rest of the run, so B's action, asked for later, still ends while the row is
+     * held; once the client lets go, A's action ends too.
+     */
+    @Test
+    void aRowAClientHoldsKeepsOnlyItsOwnActionWaiting() throws Exception {
+        seed(KEY_A_NAME, 3);
+        seed(KEY_B_NAME, 3);
+        String held = Sql.value(db, "select id from tasks where owner = ? and payload ->> 'marker' = ? limit 1",
+                KEY_A_NAME, marker);
+        // A connection of the test's own, as a client's: one of the service's pool would be ended by its
+        // idle_in_transaction_session_timeout (10 s), letting the row go by itself.
+        String schema = Sql.value(db, "select current_schema()");
+        try (Connection client = DriverManager.getConnection(PostgresSchema.DATABASE_URL + "?currentSchema=" + schema,
+                PostgresSchema.USER, "")) {
+            try (Statement session = client.createStatement()) {
+                session.execute("set idle_in_transaction_session_timeout = 0");
+            }
+            client.setAutoCommit(false);
+            try (PreparedStatement hold = client.prepareStatement("select id from tasks where id = ?::uuid for update")) {
+                hold.setString(1, held);
+                try (ResultSet row = hold.executeQuery()) {
+                    assertTrue(row.next(), "the held task exists");
+                }
+            }
+            UUID a = startCancel(KEY_A);
+            UUID b = startCancel(KEY_B);
+            AtomicBoolean stop = new AtomicBoolean();
+            ExecutorService leader = Executors.newSingleThreadExecutor();
+            Future<?> runs = leader.submit(() -> {
+                while (!stop.get()) {
+                    job.run();
+                    Thread.sleep(20);
+                }
+                return null;
+            });
+            try {
+                await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> "DONE".equals(
+                        Sql.value(db, "select state from task_actions where id = ?", b)));
+                assertEquals("RUNNING", Sql.value(db, "select state from task_actions where id = ?", a),
+                        "A's action waits for the held row");
+                assertEquals("PENDING", Sql.value(db, "select status from tasks where id = ?::uuid", held));
+
+                client.rollback();
+                await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> "DONE".equals(
+                        Sql.value(db, "select state from task_actions where id = ?", a)));
+            } finally {
+                stop.set(true);
+                runs.get(60, TimeUnit.SECONDS);
+                leader.shutdown();
+            }
+            given().auth().oauth2(KEY_B).get("/api/v1/actions/" + b).then().statusCode(200)
+                    .body("state", equalTo("DONE")).body("total", equalTo(3)).body("changed", equalTo(3));
+            given().auth().oauth2(KEY_A).get("/api/v1/actions/" + a).then().statusCode(200)
+                    .body("state", equalTo("DONE")).body("total", equalTo(3)).body("changed", equalTo(3));
+            assertEquals(3, Sql.count(db, "select count(*) from tasks where owner = ? and payload ->> 'marker' = ? "
+                    + "and status = 'CANCELLED'", KEY_A_NAME, marker));
+        }
+    }
+
+    private UUID startCancel(String key) {
+        return UUID.fromString(given().auth().oauth2(key).contentType("application/json")
+                .body("{\"text\":\"" + marker + "\"}").post("/api/v1/tasks/actions/cancel").then().statusCode(202)
+                .extract().path("id"));
     }
 
     private static void assertRefused(ExtractableResponse<Response> answer) {
