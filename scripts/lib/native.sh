@@ -33,7 +33,7 @@ check_native_sources() { # what the native build steps left in DIR/target must h
   for type in api.problem.Problem 'api.problem.Problem$Violation' task.Task task.query.TaskPage 'api.StatsResource$Stats' lock.LockHolder \
     api.tasks.BulkRequest api.tasks.BulkTask api.tasks.BulkAnswer 'api.tasks.BulkAnswer$Item' api.tasks.CallbackRequest \
     task.batch.BatchView 'api.batches.BatchResource$BatchList' api.actions.ActionRequest task.action.ActionView \
-    'api.tasks.TaskResource$TaskCount'; do
+    task.query.TaskCount; do
     grep -qF "\"name\":\"io.taskfence.$type\"" "$unpacked/META-INF/native-image/reflect-config.json" \
       || { log "the native image would not let Jackson write io.taskfence.$type (not registered for reflection)"; exit 1; }
   done
