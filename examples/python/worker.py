@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """A remote worker for the `resize` task type, in Python with the standard library only.
 
-Start the service in one terminal (`scripts/dev.sh run`: it declares `resize` remote and makes the keys), then run
-this in another, from the repository's root:
+Start the service in one terminal (`scripts/dev.sh run`: it declares `resize` remote and makes the keys), then, with
+the client installed (clients/python/README.md: `pip install ./clients/python` into a virtual environment), run this
+in another, from the repository's root:
 
-    python3 examples/python/worker.py --demo 5
+    /tmp/v/bin/python examples/python/worker.py --demo 5
 
 It submits five `resize` tasks (with the trial's admin key), runs them (with its worker key), prints each result,
 and goes on serving until Ctrl-C. Settings from the environment, else from target/trial-keys.env:
@@ -22,10 +23,9 @@ import sys
 import threading
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "clients" / "python"))
+from taskfence import Client, Job, PermanentError, Worker
 
-from taskfence import Client, Job, PermanentError, Worker  # noqa: E402
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def setting(name: str, default: str = "") -> str:

@@ -114,9 +114,11 @@ REDOCLY_VERSION=2.77.0
 REDOCLY="$HOME/.cache/taskfence/redocly-$REDOCLY_VERSION/node_modules/.bin/redocly"
 
 ensure_python() { # the Python client and its tests run on Debian's own python3, standard library only
-  [ -x /usr/bin/python3 ] && return
-  log "installing python3"
-  apt_install python3
+  # PythonClientIT pip-installs the client into a venv offline: setuptools and wheel from Debian's own wheels
+  /usr/bin/python3 -c 'import ensurepip' 2>/dev/null && compgen -G '/usr/share/python-wheels/wheel-*.whl' >/dev/null \
+    && return
+  log "installing python3, python3-venv and python3-wheel-whl"
+  apt_install python3 python3-venv python3-wheel-whl
 }
 
 ensure_redocly() { # Redocly CLI lints the OpenAPI document; from the npm registry, into a cache of its own

@@ -30,9 +30,10 @@ import io.taskfence.testing.ReplicaCluster;
 
 /**
  * Remote workers in two languages against three packaged replicas (issue 28's "Done when"): the Python example
- * (examples/python/worker.py, Debian's python3) and the Java example (examples/java/ResizeWorker.java, the client of
- * clients/java) share 2,000 tasks of a remote type while a replica is killed (kill -9); and a worker paused (SIGSTOP)
- * past its lease is superseded by another, refused on waking, and its result never stored.
+ * (examples/python/worker.py, Debian's python3, the client on PYTHONPATH) and the Java example
+ * (examples/java/ResizeWorker.java, the client of clients/java) share 2,000 tasks of a remote type while a replica is
+ * killed (kill -9); and a worker paused (SIGSTOP) past its lease is superseded by another, refused on waking, and its
+ * result never stored.
  */
 class RemoteWorkersIT {
 
@@ -152,7 +153,8 @@ class RemoteWorkersIT {
         ProcessBuilder worker = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         Map<String, String> environment = new HashMap<>(Map.of("TASKFENCE_URL", urls,
                 "TASKFENCE_WORKER_KEY", RemoteTypeSettings.WORKER_KEY, "TASKFENCE_TYPE", RemoteTypeSettings.TYPE,
-                "TASKFENCE_WORKER_NAME", name, "TASKFENCE_CONCURRENCY", "8", "PYTHONDONTWRITEBYTECODE", "1"));
+                "TASKFENCE_WORKER_NAME", name, "TASKFENCE_CONCURRENCY", "8", "PYTHONDONTWRITEBYTECODE", "1",
+                "PYTHONPATH", RemoteTypeSettings.PYTHON_CLIENT.toString())); // the client, as if installed (PythonClientIT)
         worker.environment().putAll(environment);
         return worker.start();
     }
