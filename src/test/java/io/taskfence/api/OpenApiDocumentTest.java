@@ -117,6 +117,14 @@ class OpenApiDocumentTest {
         assertEquals(List.of(), leaks, leaks.size() + " leaks of Java types into the OpenAPI document");
     }
 
+    /** The key is sent as a bearer token and is an opaque string: a client told it is a JWT would try to read it. */
+    @Test
+    void theKeyIsAnOpaqueBearerToken() throws Exception {
+        JsonNode scheme = document().path("components").path("securitySchemes").path("apiKey");
+        assertEquals("http bearer Opaque", scheme.path("type").asText() + " " + scheme.path("scheme").asText() + " "
+                + scheme.path("bearerFormat").asText(), scheme::toString);
+    }
+
     /**
      * Every operation lists each success answer it gives, as the REST API's table in DESIGN.md does, each with its
      * schema: a client generated from the document reads what the service sends. 204 alone has no body. (No answer of
