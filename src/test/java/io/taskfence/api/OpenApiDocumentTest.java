@@ -6,11 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BiConsumer;
 
 import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -69,5 +77,182 @@ class OpenApiDocumentTest {
                 Set.of("400", "413", "415", "422")), "a submission's answers to its body");
         assertFalse(document.getList("servers").isEmpty(), "no server");
         assertEquals("Apache-2.0", document.getString("info.license.name"));
+    }
+
+    /**
+     * Generated clients work (issue 42): the document describes the wire, not the Java classes behind it. No component
+     * schema is named for a JDK or Jackson type (JsonNode, ObjectNode, Instant, UUID, Duration, ...) or describes a
+     * bean's getters ({@code empty}, {@code valueNode}, {@code nodeType}, ...); a component is a model (an object with
+     * properties) or an enum, since a bare string, array or any-value component stands for a Java type a generator
+     * would make a class of. A date-time or an id is a {@code string} with its {@code format}, inline.
+     */
+    @Test
+    void noSchemaIsAJavaType() throws Exception {
+        JsonNode document = document();
+        List<String> leaks = new ArrayList<>();
+        document.path("components").path("schemas").properties().forEach(component -> {
+            String name = component.getKey();
+            JsonNode schema = component.getValue();
+            javaType(name).ifPresent(type -> leaks.add("component " + name + " is named for " + type));
+            if (!schema.has("enum") && !(isType(schema, "object") && schema.has("properties"))) {
+                leaks.add("component " + name + " is neither a model nor an enum: " + schema);
+            }
+        });
+        walk(document, "", (at, node) -> {
+            if (node.has("properties")) {
+                node.path("properties").fieldNames().forEachRemaining(property -> {
+                    if (BEAN_PROPERTIES.contains(property)) {
+                        leaks.add(at + " has the Java bean property " + property);
+                    }
+                });
+            }
+        });
+        assertEquals(List.of(), leaks, leaks.size() + " leaks of Java types into the OpenAPI document");
+    }
+
+    /**
+     * Every operation lists each success answer it gives, as the REST API's table in DESIGN.md does, each with its
+     * schema: a client generated from the document reads what the service sends. 204 alone has no body. (No answer of
+     * the document is other than JSON: the dashboard's pages are static files, which the document does not list.)
+     */
+    @Test
+    void everyOperationListsItsSuccessAnswersWithTheirSchemas() throws Exception {
+        JsonNode document = document();
+        List<String> untyped = new ArrayList<>();
+        operations(document, (at, operation) -> {
+            String id = operation.path("operationId").asText();
+            Map<String, String> expected = SUCCESS.getOrDefault(id, Map.of("200", ""));
+            Map<String, String> answers = new TreeMap<>();
+            operation.path("responses").properties().forEach(answer -> {
+                if (!answer.getKey().startsWith("2")) {
+                    return;
+                }
+                JsonNode content = answer.getValue().path("content");
+                if (answer.getKey().equals("204")) {
+                    answers.put("204", content.isEmpty() ? "" : "a body: " + content);
+                    return;
+                }
+                JsonNode schema = content.path("application/json").path("schema");
+                if (content.size() != 1 || schema.isEmpty()) {
+                    untyped.add(id + " (" + at + ") answers " + answer.getKey() + " without a JSON schema: " + content);
+                }
+                String ref = schema.path("$ref").asText();
+                answers.put(answer.getKey(), expected.getOrDefault(answer.getKey(), "").isEmpty() ? ""
+                        : ref.substring(ref.lastIndexOf('/') + 1));
+            });
+            if (!answers.equals(new TreeMap<>(expected))) {
+                untyped.add(id + " (" + at + ") lists the success answers " + answers + ", not " + new TreeMap<>(expected));
+            }
+        });
+        assertEquals(List.of(), untyped, untyped.size() + " operations do not list their success answers");
+    }
+
+    /**
+     * A payload, a bulk action's filter, a task's callback and a type's JSON Schema are JSON objects, any members (the
+     * service refuses anything else: SubmissionChecks, StrictJson); a result is any JSON value (a worker may send
+     * any, or none). Each where the document shows it, in a request or an answer.
+     */
+    @Test
+    void payloadsAreJsonObjectsAndResultsAnyJson() throws Exception {
+        JsonNode document = document();
+        JsonNode components = document.path("components").path("schemas");
+        List<String> wrong = new ArrayList<>();
+        int seen = 0;
+        for (var component : components.properties()) {
+            for (var property : component.getValue().path("properties").properties()) {
+                String at = component.getKey() + "." + property.getKey();
+                JsonNode schema = property.getValue();
+                if (JSON_OBJECTS.contains(property.getKey())) {
+                    seen++;
+                    JsonNode more = schema.path("additionalProperties");
+                    boolean anyMembers = !schema.has("properties") && !schema.has("$ref")
+                            && (more.isMissingNode() || more.asBoolean() || more.isObject() && more.isEmpty());
+                    JsonNode resolved = schema.has("$ref") ? components.path(refName(schema)) : schema;
+                    if (!isType(resolved, "object") || resolved.has("items")
+                            || !anyMembers && !property.getKey().equals("callback")) {
+                        wrong.add(at + " is not a JSON object of any members: " + schema);
+                    }
+                } else if (property.getKey().equals("result")) {
+                    seen++;
+                    if (schema.has("type") || schema.has("$ref") || schema.has("properties")) {
+                        wrong.add(at + " is not any JSON value: " + schema);
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), wrong, wrong.size() + " of " + seen + " payloads, filters or results mistyped");
+        assertTrue(seen >= 12, "payloads, filters, callbacks, schemas and results found: " + seen);
+    }
+
+    private static final Set<String> JSON_OBJECTS = Set.of("payload", "filter", "callback", "schema");
+
+    /** Getters of Jackson's JsonNode and of JDK value types, as a bean scan would describe them. */
+    private static final Set<String> BEAN_PROPERTIES = Set.of("empty", "valueNode", "containerNode", "missingNode",
+            "pojo", "nodeType", "integralNumber", "floatingPointNumber", "bigDecimal", "bigInteger", "textual", "binary",
+            "epochSecond", "nano", "mostSignificantBits", "leastSignificantBits", "negative", "zero", "units");
+
+    /** Packages whose class names are no schema names of the API. */
+    private static final List<String> JAVA_PACKAGES = List.of("java.lang.", "java.util.", "java.time.", "java.net.",
+            "java.math.", "java.io.", "com.fasterxml.jackson.databind.", "com.fasterxml.jackson.databind.node.",
+            "com.fasterxml.jackson.core.");
+
+    /**
+     * Each success answer other than 200 with a body of its own schema, by operationId (DESIGN.md, "REST API"); "" for
+     * a 204. The others answer 200 alone.
+     */
+    private static final Map<String, Map<String, String>> SUCCESS = Map.of(
+            "submitTask", Map.of("201", "Task", "200", "Task"),
+            "cancelMatching", Map.of("202", "ActionView", "200", "ActionView"),
+            "retryMatching", Map.of("202", "ActionView", "200", "ActionView"),
+            "createSchedule", Map.of("201", "Schedule"),
+            "deleteSchedule", Map.of("204", ""),
+            "declareType", Map.of("201", "TypeState", "200", "TypeState"),
+            "undeclareType", Map.of("204", ""));
+
+    private JsonNode document() throws Exception {
+        return new ObjectMapper().readTree(given().queryParam("format", "json").get(management.resolve("/q/openapi"))
+                .then().statusCode(200).extract().asString());
+    }
+
+    private static void operations(JsonNode document, BiConsumer<String, JsonNode> each) {
+        document.path("paths").properties().forEach(path -> {
+            if (!path.getKey().startsWith("/test-only/")) {
+                path.getValue().properties().forEach(method -> each.accept(method.getKey() + " " + path.getKey(),
+                        method.getValue()));
+            }
+        });
+    }
+
+    /** Each object of the document, with where it is. */
+    private static void walk(JsonNode node, String at, BiConsumer<String, JsonNode> each) {
+        if (node.isObject()) {
+            each.accept(at, node);
+            node.properties().forEach(member -> walk(member.getValue(), at + "/" + member.getKey(), each));
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                walk(node.get(i), at + "/" + i, each);
+            }
+        }
+    }
+
+    private static Optional<String> javaType(String name) {
+        for (String in : JAVA_PACKAGES) {
+            try {
+                return Optional.of(Class.forName(in + name, false, OpenApiDocumentTest.class.getClassLoader()).getName());
+            } catch (ClassNotFoundException | LinkageError notThere) {
+                // not of this package
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static boolean isType(JsonNode schema, String type) {
+        JsonNode types = schema.path("type");
+        return types.isArray() ? types.toString().contains('"' + type + '"') : type.equals(types.asText());
+    }
+
+    private static String refName(JsonNode schema) {
+        String ref = schema.path("$ref").asText();
+        return ref.substring(ref.lastIndexOf('/') + 1);
     }
 }

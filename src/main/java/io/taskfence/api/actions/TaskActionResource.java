@@ -12,6 +12,11 @@ import jakarta.ws.rs.core.Response.Status;
 import jakarta.ws.rs.core.UriInfo;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.quarkus.security.identity.SecurityIdentity;
@@ -58,6 +63,16 @@ public class TaskActionResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "cancelMatching", summary = "Cancel every unfinished task a filter matches, in batches")
+    @APIResponse(responseCode = "202", description = "the action, started",
+            headers = @Header(name = "Location", description = "the action's progress, GET /api/v1/actions/{id}",
+                    schema = @Schema(type = SchemaType.STRING, format = "uri")),
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = ActionView.class)))
+    @APIResponse(responseCode = "200", description = "the identical action running already; nothing started",
+            headers = @Header(name = "Location", description = "the action's progress, GET /api/v1/actions/{id}",
+                    schema = @Schema(type = SchemaType.STRING, format = "uri")),
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = ActionView.class)))
     public Response cancel(@NotNull(message = FILTERS) ActionRequest body, UriInfo uri) {
         return start(BulkAction.CANCEL, body, uri);
     }
@@ -68,6 +83,16 @@ public class TaskActionResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "retryMatching", summary = "Retry every DEAD or CANCELLED task a filter matches, in batches")
+    @APIResponse(responseCode = "202", description = "the action, started",
+            headers = @Header(name = "Location", description = "the action's progress, GET /api/v1/actions/{id}",
+                    schema = @Schema(type = SchemaType.STRING, format = "uri")),
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = ActionView.class)))
+    @APIResponse(responseCode = "200", description = "the identical action running already; nothing started",
+            headers = @Header(name = "Location", description = "the action's progress, GET /api/v1/actions/{id}",
+                    schema = @Schema(type = SchemaType.STRING, format = "uri")),
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = ActionView.class)))
     public Response retry(@NotNull(message = FILTERS) ActionRequest body, UriInfo uri) {
         return start(BulkAction.RETRY, body, uri);
     }

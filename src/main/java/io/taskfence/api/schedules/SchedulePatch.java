@@ -8,6 +8,7 @@ import jakarta.validation.constraints.Size;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.api.SubmissionChecks;
 
@@ -30,6 +31,8 @@ public record SchedulePatch(
         @Pattern(regexp = SubmissionChecks.TYPE, message = SubmissionChecks.TYPE_RULE)
         String type,
 
+        @Schema(description = "a JSON object of at most 64 KiB, each task's payload from now on",
+                implementation = ObjectNode.class) // a JsonNode here, so that SubmissionChecks words a refusal
         JsonNode payload,
 
         @Min(-1000) @Max(1000)

@@ -9,6 +9,7 @@ import jakarta.validation.constraints.Size;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.api.SubmissionChecks;
 
@@ -37,7 +38,8 @@ public record ScheduleRequest(
         String type,
 
         @NotNull
-        @Schema(description = "a JSON object of at most 64 KiB, each task's payload", examples = "{}")
+        @Schema(description = "a JSON object of at most 64 KiB, each task's payload", examples = "{}",
+                implementation = ObjectNode.class) // a JsonNode here, so that SubmissionChecks words a refusal
         JsonNode payload,
 
         @Min(-1000) @Max(1000)

@@ -23,6 +23,11 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -71,6 +76,11 @@ public class ScheduleResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.ADMIN)
     @Operation(operationId = "createSchedule", summary = "Create a schedule")
+    @APIResponse(responseCode = "201", description = "the schedule, with its next five fire times",
+            headers = @Header(name = "Location", description = "the schedule's URL",
+                    schema = @Schema(type = SchemaType.STRING, format = "uri")),
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = ScheduleView.class)))
     public Response create(@NotNull(message = "a JSON object with at least name, cron, type and payload") @Valid
             ScheduleRequest body, UriInfo uri) {
         String cronType = Optional.ofNullable(body.cronType()).orElse(CronType.detect(body.cron()).id());
@@ -153,6 +163,7 @@ public class ScheduleResource {
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
     @Operation(operationId = "deleteSchedule", summary = "Delete a schedule; the tasks it made stay")
+    @APIResponse(responseCode = "204", description = "deleted")
     public Response delete(@PathParam("name") String name) {
         if (!schedules.delete(name)) {
             throw notFound(name);

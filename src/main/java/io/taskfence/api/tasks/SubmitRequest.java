@@ -14,6 +14,7 @@ import jakarta.validation.constraints.Size;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.api.SubmissionChecks;
 import io.taskfence.task.submit.NewTask;
@@ -26,7 +27,8 @@ public record SubmitRequest(
         String type,
 
         @NotNull
-        @Schema(description = "a JSON object of at most 64 KiB, handed to the handler", examples = "{\"ms\": 100}")
+        @Schema(description = "a JSON object of at most 64 KiB, handed to the handler", examples = "{\"ms\": 100}",
+                implementation = ObjectNode.class) // a JsonNode here, so that SubmissionChecks words a refusal
         JsonNode payload,
 
         @Min(1) @Max(100)

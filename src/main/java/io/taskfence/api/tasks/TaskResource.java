@@ -31,6 +31,11 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.jboss.resteasy.reactive.RestResponse;
 
@@ -116,6 +121,17 @@ public class TaskResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "submitTask", summary = "Submit a task")
+    @APIResponse(responseCode = "201", description = "the task, stored by this request",
+            headers = @Header(name = "Location", description = "the task's URL",
+                    schema = @Schema(type = SchemaType.STRING, format = "uri")),
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = Task.class)))
+    @APIResponse(responseCode = "200", description = "the task an earlier request with this Idempotency-Key and the "
+            + "same type, payload and concurrencyKey made; nothing stored",
+            headers = @Header(name = "Location", description = "the task's URL",
+                    schema = @Schema(type = SchemaType.STRING, format = "uri")),
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = Task.class)))
     public Response submit(@NotNull(message = NewTasks.NOT_A_TASK) @Valid SubmitRequest body,
             @HeaderParam(IDEMPOTENCY_KEY) @Pattern(regexp = NewTasks.IDEMPOTENCY_KEY,
                     message = NewTasks.IDEMPOTENCY_KEY_RULE) String idempotencyKey,

@@ -19,6 +19,11 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.quarkus.security.identity.SecurityIdentity;
@@ -92,6 +97,12 @@ public class TypesResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.ADMIN)
     @Operation(operationId = "declareType", summary = "Declare a remote task type, run by remote workers")
+    @APIResponse(responseCode = "201", description = "the type, declared now",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = TypeState.class)))
+    @APIResponse(responseCode = "200", description = "the type, declared before (its schema replaced)",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = TypeState.class)))
     public Response declare(@PathParam("type") String type,
             @NotNull(message = "a JSON object with remote: true") @Valid TypeDeclaration body) {
         boolean created;
@@ -113,6 +124,7 @@ public class TypesResource {
     @Path("/{type}")
     @RolesAllowed(Roles.ADMIN)
     @Operation(operationId = "undeclareType", summary = "Take back a remote task type declared through the API")
+    @APIResponse(responseCode = "204", description = "taken back")
     public Response undeclare(@PathParam("type") String type) {
         return switch (remote.undeclare(type)) {
             case REMOVED -> Response.noContent().build();
