@@ -138,6 +138,7 @@ class GeneratedClientSmokeTest {
 
     /** {@code task} is among the tasks listed with its type and {@code status}, and every task listed matches both. */
     private static void assertListed(Task task, String status) throws Exception {
+        // after, batch, createdAfter, createdBefore, error, fields, limit, owner, status, text, type
         TaskPage page = tasks.listTasks(null, null, null, null, null, null, "100", null, status, null, task.getType());
         assertTrue(page.getItems().stream().anyMatch(listed -> listed.getId().equals(task.getId())),
                 task.getId() + " is listed with status " + status);

@@ -63,7 +63,11 @@ final class PackagedReplica implements AutoCloseable {
             replica.awaitReady(atMost);
             return replica;
         } catch (Exception | Error e) {
-            replica.close();
+            try {
+                replica.close();
+            } catch (Exception cleanup) {
+                e.addSuppressed(cleanup);
+            }
             throw e;
         }
     }
