@@ -11,6 +11,7 @@ import jakarta.ws.rs.core.MediaType;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import io.taskfence.api.auth.Roles;
 import io.taskfence.lock.FencedLocks;
@@ -25,6 +26,7 @@ import io.taskfence.types.TypeState;
 @Path("/api/v1/stats")
 @Produces(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "apiKey")
+@Tag(name = "Stats", description = "the cluster's state")
 public class StatsResource {
 
     /** The answer's shape (DESIGN.md, "REST API"). */

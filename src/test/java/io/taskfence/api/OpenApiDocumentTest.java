@@ -84,7 +84,8 @@ class OpenApiDocumentTest {
      * schema is named for a JDK or Jackson type (JsonNode, ObjectNode, Instant, UUID, Duration, ...) or describes a
      * bean's getters ({@code empty}, {@code valueNode}, {@code nodeType}, ...); a component is a model (an object with
      * properties) or an enum, since a bare string, array or any-value component stands for a Java type a generator
-     * would make a class of. A date-time or an id is a {@code string} with its {@code format}, inline.
+     * would make a class of. A date-time or an id is a {@code string} with its {@code format}, inline. Nor is an
+     * operation tagged with its resource class's name, which names a generated client's classes.
      */
     @Test
     void noSchemaIsAJavaType() throws Exception {
@@ -105,6 +106,12 @@ class OpenApiDocumentTest {
                         leaks.add(at + " has the Java bean property " + property);
                     }
                 });
+            }
+        });
+        operations(document, (at, operation) -> {
+            JsonNode tags = operation.path("tags");
+            if (tags.size() != 1 || tags.get(0).asText().endsWith("Resource")) {
+                leaks.add(at + " is tagged " + tags + ", not with one name of the API's (a client's class is named by it)");
             }
         });
         assertEquals(List.of(), leaks, leaks.size() + " leaks of Java types into the OpenAPI document");

@@ -10,6 +10,7 @@ import jakarta.ws.rs.core.Response.Status;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.api.CanonicalIds;
@@ -28,6 +29,7 @@ import io.taskfence.task.action.TaskActions;
 @Path("/api/v1/actions")
 @Produces(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "apiKey")
+@Tag(name = "Bulk actions", description = "cancel or retry every task a filter matches, and follow the action")
 public class ActionProgressResource {
 
     private final TaskActions actions;

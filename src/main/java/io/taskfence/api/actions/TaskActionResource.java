@@ -18,6 +18,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.api.auth.KeyOwner;
@@ -37,6 +38,7 @@ import io.taskfence.task.action.TaskActions;
 @Path("/api/v1/tasks/actions")
 @Produces(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "apiKey")
+@Tag(name = "Bulk actions", description = "cancel or retry every task a filter matches, and follow the action")
 public class TaskActionResource {
 
     private static final String FILTERS = "a JSON object with the filters; {} for all";

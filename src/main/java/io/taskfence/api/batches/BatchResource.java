@@ -15,6 +15,7 @@ import jakarta.ws.rs.core.Response.Status;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.api.CanonicalIds;
@@ -33,6 +34,7 @@ import io.taskfence.task.batch.Batches;
 @Path("/api/v1/batches")
 @Produces(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "apiKey")
+@Tag(name = "Batches", description = "the batches of tasks a submission made, and their then tasks")
 public class BatchResource {
 
     private final Batches batches;

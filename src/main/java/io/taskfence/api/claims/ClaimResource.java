@@ -19,6 +19,7 @@ import jakarta.ws.rs.core.Response.Status;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -48,6 +49,7 @@ import io.taskfence.types.RemoteTypes;
 @Path("/api/v1/claims")
 @Produces(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "apiKey")
+@Tag(name = "Claims", description = "the worker API: remote workers claim tasks of remote types, report their end")
 public class ClaimResource {
 
     private static final String DEFAULT_WORKER = "worker";

@@ -29,6 +29,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -55,6 +56,7 @@ import io.taskfence.schedule.Schedules;
 @Path("/api/v1/schedules")
 @Produces(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "apiKey")
+@Tag(name = "Schedules", description = "cron schedules that submit tasks")
 public class ScheduleResource {
 
     /** Edits that lost to another write (the schedules job moves a schedule on every occurrence) are tried again. */

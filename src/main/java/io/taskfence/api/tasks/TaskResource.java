@@ -37,6 +37,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestResponse;
 
 import io.quarkus.security.identity.SecurityIdentity;
@@ -76,6 +77,7 @@ import io.taskfence.task.transition.OperatorControls;
 @Path("/api/v1/tasks")
 @Produces(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "apiKey")
+@Tag(name = "Tasks", description = "submit tasks, one or up to 1,000 at once; read, list, count, cancel, retry them")
 public class TaskResource {
 
     private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
