@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.taskfence.generated.ApiClient;
-import io.taskfence.generated.api.ClaimResourceApi;
-import io.taskfence.generated.api.TaskResourceApi;
+import io.taskfence.generated.api.ClaimsApi;
+import io.taskfence.generated.api.TasksApi;
 import io.taskfence.generated.model.BatchAnswer;
 import io.taskfence.generated.model.BatchItem;
 import io.taskfence.generated.model.BatchTask;
@@ -48,14 +48,14 @@ class GeneratedClientSmokeTest {
     private static final ObjectMapper PLAIN = new ObjectMapper();
 
     private static PackagedReplica replica;
-    private static TaskResourceApi tasks;
-    private static ClaimResourceApi claims;
+    private static TasksApi tasks;
+    private static ClaimsApi claims;
 
     @BeforeAll
     static void startReplica() throws Exception {
         replica = PackagedReplica.start(Path.of("target", "smoke", "replica.log"), Duration.ofSeconds(120));
-        tasks = new TaskResourceApi(client(PackagedReplica.SUBMIT_KEY));
-        claims = new ClaimResourceApi(client(PackagedReplica.WORKER_KEY));
+        tasks = new TasksApi(client(PackagedReplica.SUBMIT_KEY));
+        claims = new ClaimsApi(client(PackagedReplica.WORKER_KEY));
     }
 
     @AfterAll
