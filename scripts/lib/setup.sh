@@ -129,6 +129,17 @@ ensure_redocly() { # Redocly CLI lints the OpenAPI document; from the npm regist
     "@redocly/cli@$REDOCLY_VERSION" >/dev/null
 }
 
+TYPESCRIPT_VERSION=7.0.2
+TSC="$HOME/.cache/taskfence/typescript-$TYPESCRIPT_VERSION/node_modules/.bin/tsc"
+
+ensure_typescript() { # tsc type-checks the generated TypeScript client; from the npm registry, into a cache of its own
+  [ -x "$TSC" ] && return
+  command -v npm >/dev/null || { log "installing npm"; apt_install npm; }
+  log "installing typescript $TYPESCRIPT_VERSION"
+  npm install --silent --no-audit --no-fund --prefix "$HOME/.cache/taskfence/typescript-$TYPESCRIPT_VERSION" \
+    "typescript@$TYPESCRIPT_VERSION" >/dev/null
+}
+
 ensure_chromium() { # the dashboard's browser tests drive Debian's headless chromium through its chromedriver
   command -v chromium >/dev/null && command -v chromedriver >/dev/null && return
   log "installing chromium and chromium-driver"

@@ -4,7 +4,8 @@
 # shellcheck shell=bash
 
 run_tests() {
-  ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk; ensure_chromium; ensure_redocly; ensure_python
+  ensure_jdk; ensure_redis; ensure_postgres; ensure_kubectl; ensure_wrk; ensure_chromium; ensure_redocly; ensure_typescript
+  ensure_python
   start_native_checks
   # With the benchmarks at smoke size, so that they keep working (their figures mean little), and the 2-minute
   # chaos run (ChaosRunIT): all in one build and one failsafe run, on one packaged service.
@@ -15,6 +16,10 @@ run_tests() {
   "$REDOCLY" lint --max-problems 50 target/openapi/openapi.yaml
   # The Java client as users build it (its sources were compiled and run with the service's tests).
   ./mvnw -B -q -f clients/java/pom.xml package
+  # Clients generated from that document as users generate them (clients/generated/README.md): the Java one compiled
+  # and driven against the packaged service (GeneratedClientSmokeTest), the TypeScript one type-checked by tsc.
+  ./mvnw -B -q -f clients/generated/pom.xml verify
+  "$TSC" -p clients/generated
   run_peers 500 1 2
   bench_table 500
   finish_native_checks
