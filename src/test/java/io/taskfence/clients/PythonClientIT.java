@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -25,8 +26,11 @@ import io.taskfence.testing.ReplicaCluster;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PythonClientIT {
 
-    /** Where the installed client runs: outside the source tree, so that `import taskfence` finds only the install. */
-    private final Path elsewhere = Path.of(System.getProperty("java.io.tmpdir"));
+    /**
+     * Where the installed client runs: an empty directory outside the source tree, so that `import taskfence` finds
+     * only the install (not a stray taskfence.py of the shared temporary directory).
+     */
+    private Path elsewhere;
     private Path python;
 
     /**
@@ -35,11 +39,17 @@ class PythonClientIT {
      */
     @BeforeAll
     void installTheClientIntoAVirtualEnvironment() throws Exception {
+        elsewhere = Files.createTempDirectory("taskfence-python-client");
         Path venv = Path.of("target", "python-venv").toAbsolutePath();
         run(Path.of("."), RemoteTypeSettings.PYTHON, "-m", "venv", "--clear", venv.toString());
         run(Path.of("."), venv.resolve("bin/pip").toString(), "install", "--no-index",
                 "--find-links", "/usr/share/python-wheels", "./clients/python");
         python = venv.resolve("bin/python");
+    }
+
+    @AfterAll
+    void removeTheEmptyDirectory() throws Exception {
+        Files.deleteIfExists(elsewhere);
     }
 
     @Test

@@ -24,8 +24,10 @@ import java.util.regex.Pattern;
 /**
  * The service as operators run it: its packaged jar (the root project's {@code target/quarkus-app/quarkus-run.jar},
  * system property {@code taskfence.jar}) in the prod profile, on the local PostgreSQL and Redis with a schema and a
- * key prefix of its own (both removed on close), a submit key and a worker key for the remote type {@code resize}.
- * Its ports are chosen by the service itself (0) and read from its log, so that no other process can take them first.
+ * key prefix of its own (both removed on close, which tries every step and reports each that failed), a submit key
+ * and a worker key for the remote type {@code resize}. Its ports are chosen by the service itself (0) and read from
+ * its log, so that no other process can take them first. A test JVM that dies takes the replica with it (a shutdown
+ * hook), rather than leaving it running leader jobs on a schema that is gone.
  */
 final class PackagedReplica implements AutoCloseable {
 
@@ -43,6 +45,7 @@ final class PackagedReplica implements AutoCloseable {
     private final String name = "taskfence_generated_" + UUID.randomUUID().toString().substring(0, 8);
     private final Path log;
     private Process process;
+    private Thread killOnExit;
     private URI api;
 
     private PackagedReplica(Path log) {
@@ -94,6 +97,8 @@ final class PackagedReplica implements AutoCloseable {
                 Map.entry("TASKFENCE_AUTH_KEYS_REMOTEWORKER_ROLE", "worker"),
                 Map.entry("TASKFENCE_AUTH_KEYS_REMOTEWORKER_TYPES", REMOTE_TYPE)));
         process = builder.start();
+        killOnExit = new Thread(process::destroyForcibly, name + "-kill");
+        Runtime.getRuntime().addShutdownHook(killOnExit);
     }
 
     /** Reads the ports from the log once it listens, then polls readiness (the schema is migrated by then). */
@@ -130,19 +135,44 @@ final class PackagedReplica implements AutoCloseable {
         }
     }
 
-    /** Stops the replica, then removes its schema and its Redis keys. */
+    /** Stops the replica, then removes its schema and its Redis keys: each step tried, the first failure thrown. */
     @Override
     public void close() throws Exception {
+        List<Exception> failures = new ArrayList<>();
         if (process != null) {
-            process.destroyForcibly();
-            process.waitFor(10, TimeUnit.SECONDS);
+            attempt(failures, () -> {
+                process.destroyForcibly();
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the replica did not stop within 30 s; see " + log);
+                }
+                Runtime.getRuntime().removeShutdownHook(killOnExit);
+            });
         }
-        sql("drop schema if exists " + name + " cascade");
-        List<String> keys = redisCli("--scan", "--pattern", name + ":*");
-        for (int from = 0; from < keys.size(); from += 500) {
-            List<String> delete = new ArrayList<>(List.of("DEL"));
-            delete.addAll(keys.subList(from, Math.min(keys.size(), from + 500)));
-            redisCli(delete.toArray(String[]::new));
+        attempt(failures, () -> sql("drop schema if exists " + name + " cascade"));
+        attempt(failures, () -> {
+            List<String> keys = redisCli("--scan", "--pattern", name + ":*");
+            for (int from = 0; from < keys.size(); from += 500) {
+                List<String> delete = new ArrayList<>(List.of("DEL"));
+                delete.addAll(keys.subList(from, Math.min(keys.size(), from + 500)));
+                redisCli(delete.toArray(String[]::new));
+            }
+        });
+        if (!failures.isEmpty()) {
+            Exception first = failures.getFirst();
+            failures.subList(1, failures.size()).forEach(first::addSuppressed);
+            throw first;
+        }
+    }
+
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private static void attempt(List<Exception> failures, Step step) {
+        try {
+            step.run();
+        } catch (Exception e) {
+            failures.add(e);
         }
     }
 
@@ -157,11 +187,20 @@ final class PackagedReplica implements AutoCloseable {
     private static List<String> redisCli(String... arguments) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("redis-cli", "-u", REDIS_URL));
         command.addAll(List.of(arguments));
-        Process cli = new ProcessBuilder(command).redirectErrorStream(true).start();
-        List<String> lines = new String(cli.getInputStream().readAllBytes()).lines().toList();
-        if (!cli.waitFor(30, TimeUnit.SECONDS) || cli.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + lines);
+        Path output = Files.createTempFile("redis-cli", ".out");
+        try {
+            Process cli = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+            if (!cli.waitFor(30, TimeUnit.SECONDS)) {
+                cli.destroyForcibly();
+                throw new IllegalStateException(String.join(" ", command) + " did not end within 30 s");
+            }
+            List<String> lines = Files.readAllLines(output);
+            if (cli.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", command) + " failed: " + lines);
+            }
+            return lines;
+        } finally {
+            Files.deleteIfExists(output);
         }
-        return lines;
     }
 }
