@@ -67,7 +67,7 @@ class FanInTest {
      */
     private static final int SUCCEEDING = Integer.getInteger("fanin.succeeding", 20_000);
     private static final int PER_REQUEST = 1_000;
-    /** From the cancel, or from X's runAt, the most the dependents may take to end: cancelled in one go, or each one run. */
+    /** From the cancel, or from X's runAt, the most the dependents may take to end: cancelled at once, or each run. */
     private static final Duration ALL_CANCELLED_WITHIN = Duration.ofSeconds(120);
     private static final Duration ALL_SUCCEEDED_WITHIN = Duration.ofMinutes(10);
     private static final double START_WITHIN_SECONDS = 2.0;
