@@ -8,7 +8,7 @@ import io.taskfence.api.problem.Problems;
  */
 public final class PageLimit {
 
-    private static final int MAX = 100;
+    public static final int MAX = 100;
 
     private PageLimit() {
     }

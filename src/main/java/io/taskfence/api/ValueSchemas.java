@@ -15,7 +15,8 @@ import io.quarkus.smallrye.openapi.OpenApiFilter;
  * Writes the schema of a value (a date-time, an id, a JSON object of any members, any JSON value) where it is used,
  * instead of as a component named for the Java type that holds it: the scan names one for each of Instant, UUID and
  * the Jackson nodes (whose wire form application.properties gives), which generated clients then make classes of.
- * A component stays when it is a model (an object with properties) or an enum. Run when the document is built.
+ * A component stays when it is a model (an object with properties) or an enum, and a reference to one has no type
+ * beside it. Run when the document is built.
  */
 @OpenApiFilter(stages = OpenApiFilter.RunStage.BUILD)
 public final class ValueSchemas implements OASFilter {
@@ -47,6 +48,10 @@ public final class ValueSchemas implements OASFilter {
                     : values.get(reference.getRef().substring(COMPONENT.length()));
             if (value != null) {
                 inline(reference, value);
+            } else if (reference.getRef() != null) {
+                // The scan writes the Java type's beside a reference it adds a description to: the component's own
+                // says it, and generators warn of and clear a second one ("Type(s) cleared given $ref").
+                reference.setType(null);
             }
         }
         references.clear();

@@ -15,6 +15,10 @@ import io.taskfence.task.transition.Claim;
  */
 public record ClaimId(UUID taskId, int attempt, String worker) {
 
+    /** The form {@link #toString} writes: the task id as UUID writes it, the attempt, the worker id in base64url. */
+    public static final String PATTERN = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.[0-9]{1,9}"
+            + "\\.[A-Za-z0-9_-]+";
+
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 

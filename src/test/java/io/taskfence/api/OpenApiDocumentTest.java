@@ -199,6 +199,81 @@ class OpenApiDocumentTest {
         assertTrue(seen >= 12, "payloads, filters, callbacks, schemas and results found: " + seen);
     }
 
+    /**
+     * Generated clients work (issue 42): every parameter says what it is (a description) and what it takes (its schema
+     * as the service checks it: an id a uuid, a time a date-time, a limit an integer in its range, a status one of the
+     * task statuses), so a generated method takes typed arguments, not only strings. A parameter not in {@link
+     * #PARAMETERS} fails, so a new one is described too. An array parameter is comma-separated (form, not exploded),
+     * as the service reads it. And no schema has a {@code type} beside its {@code $ref}, which generators warn about
+     * and clear.
+     */
+    @Test
+    void everyParameterIsDescribedAndTyped() throws Exception {
+        JsonNode document = document();
+        ObjectMapper json = new ObjectMapper();
+        List<String> wrong = new ArrayList<>();
+        operations(document, (at, operation) -> operation.path("parameters").forEach(parameter -> {
+            String name = parameter.path("name").asText();
+            String where = operation.path("operationId").asText() + " (" + at + ") " + parameter.path("in").asText()
+                    + " parameter " + name;
+            if (parameter.path("description").asText().isBlank()) {
+                wrong.add(where + " has no description");
+            }
+            String expected = PARAMETERS.getOrDefault(operation.path("operationId").asText() + " " + name,
+                    PARAMETERS.get(name));
+            try {
+                if (expected == null) {
+                    wrong.add(where + " is not in the test's table of parameters: " + parameter.path("schema"));
+                } else if (!json.readTree(expected).equals(parameter.path("schema"))) {
+                    wrong.add(where + " has the schema " + parameter.path("schema") + ", not " + expected);
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            if (isType(parameter.path("schema"), "array") && !("form".equals(parameter.path("style").asText())
+                    && parameter.path("explode").isBoolean() && !parameter.path("explode").asBoolean())) {
+                wrong.add(where + " is an array but not comma-separated (style form, explode false): " + parameter);
+            }
+        }));
+        walk(document, "", (at, node) -> {
+            if (node.has("$ref") && node.has("type")) {
+                wrong.add(at + " has a type beside its $ref: " + node);
+            }
+        });
+        assertEquals(List.of(), wrong, wrong.size() + " parameters or schemas wrong");
+    }
+
+    private static final String UUID = "{\"type\": \"string\", \"format\": \"uuid\"}";
+    private static final String TIME = "{\"type\": \"string\", \"format\": \"date-time\"}";
+    private static final String SEARCH = "{\"type\": \"string\", \"minLength\": 1, \"maxLength\": 200}";
+    private static final String NAME = "{\"type\": \"string\", \"pattern\": \"[a-z0-9][a-z0-9._-]{0,63}\"}";
+
+    /**
+     * Each parameter's schema as the service checks it (DESIGN.md, "REST API"), by name, or by "operationId name"
+     * where one name takes different values.
+     */
+    private static final Map<String, String> PARAMETERS = Map.ofEntries(
+            Map.entry("id", UUID),
+            Map.entry("batch", UUID),
+            Map.entry("createdAfter", TIME),
+            Map.entry("createdBefore", TIME),
+            Map.entry("error", SEARCH),
+            Map.entry("text", SEARCH),
+            Map.entry("type", NAME),
+            Map.entry("name", NAME),
+            Map.entry("owner", "{\"type\": \"string\", \"pattern\": \"[a-z0-9]{1,32}\"}"),
+            Map.entry("status", "{\"$ref\": \"#/components/schemas/TaskStatus\"}"),
+            Map.entry("listTasks limit", "{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 100, \"default\": 50}"),
+            Map.entry("listBatches limit", "{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 100, \"default\": 20}"),
+            Map.entry("after", "{\"type\": \"string\", \"pattern\": \"[A-Za-z0-9_-]+\"}"),
+            Map.entry("fields", "{\"type\": \"array\", \"items\": {\"$ref\": \"#/components/schemas/TaskField\"}, "
+                    + "\"uniqueItems\": true, \"maxItems\": 2}"),
+            Map.entry("wait", "{\"type\": \"string\", \"pattern\": \"([0-9]{1,5})(ms|s)\"}"),
+            Map.entry("action", "{\"type\": \"string\", \"enum\": [\"cancel\", \"retry\"]}"),
+            Map.entry("claimId", "{\"type\": \"string\", \"pattern\": \"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
+                    + "[0-9a-f]{12}\\\\.[0-9]{1,9}\\\\.[A-Za-z0-9_-]+\"}"),
+            Map.entry("Idempotency-Key", "{\"type\": \"string\", \"pattern\": \"[\\\\x21-\\\\x7e]{1,200}\"}"));
+
     private static final Set<String> JSON_OBJECTS = Set.of("payload", "filter", "callback", "schema");
 
     /** Getters of Jackson's JsonNode and of JDK value types, as a bean scan would describe them. */

@@ -9,6 +9,9 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response.Status;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -44,7 +47,9 @@ public class ActionProgressResource {
     @Path("/{id}")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "getBulkAction", summary = "A bulk action's progress")
-    public ActionView get(@PathParam("id") String id) {
+    public ActionView get(
+            @Parameter(description = "the action's id", schema = @Schema(type = SchemaType.STRING, format = "uuid"))
+            @PathParam("id") String id) {
         return actions.find(CanonicalIds.parse(id).orElseThrow(() -> notFound(id)), KeyOwner.of(identity).scope())
                 .orElseThrow(() -> notFound(id));
     }

@@ -14,6 +14,9 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response.Status;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -37,6 +40,8 @@ import io.taskfence.task.batch.Batches;
 @Tag(name = "Batches", description = "the batches of tasks a submission made, and their then tasks")
 public class BatchResource {
 
+    private static final String ID = "the batch's id";
+
     private final Batches batches;
     private final SecurityIdentity identity;
 
@@ -52,7 +57,10 @@ public class BatchResource {
     @GET
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "listBatches", summary = "The newest batches, with their counts")
-    public BatchList list(@QueryParam("limit") @DefaultValue("20") String limit) {
+    public BatchList list(
+            @Parameter(description = "at most this many batches", schema = @Schema(type = SchemaType.INTEGER,
+                    minimum = "1", maximum = "" + PageLimit.MAX, defaultValue = "20"))
+            @QueryParam("limit") @DefaultValue("20") String limit) {
         return new BatchList(batches.newest(KeyOwner.of(identity).scope(), PageLimit.parse(limit)));
     }
 
@@ -60,7 +68,9 @@ public class BatchResource {
     @Path("/{id}")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "getBatch", summary = "One batch: its tasks' counts by outcome, and its then task")
-    public BatchView get(@PathParam("id") String id) {
+    public BatchView get(
+            @Parameter(description = ID, schema = @Schema(type = SchemaType.STRING, format = "uuid"))
+            @PathParam("id") String id) {
         return batches.find(CanonicalIds.parse(id).orElseThrow(() -> notFound(id)), KeyOwner.of(identity).scope())
                 .orElseThrow(() -> notFound(id));
     }
@@ -70,7 +80,9 @@ public class BatchResource {
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "closeBatch", summary = "Close an open batch: no task joins it any more, and its then "
             + "task runs once its tasks have ended")
-    public BatchView close(@PathParam("id") String id) {
+    public BatchView close(
+            @Parameter(description = ID, schema = @Schema(type = SchemaType.STRING, format = "uuid"))
+            @PathParam("id") String id) {
         return batches.close(CanonicalIds.parse(id).orElseThrow(() -> notFound(id)), KeyOwner.of(identity).scope())
                 .orElseThrow(() -> notFound(id));
     }

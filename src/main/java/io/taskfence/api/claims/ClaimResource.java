@@ -18,6 +18,9 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response.Status;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -53,6 +56,7 @@ import io.taskfence.types.RemoteTypes;
 public class ClaimResource {
 
     private static final String DEFAULT_WORKER = "worker";
+    private static final String CLAIM_ID = "the claim's id, as the claim answered it";
 
     private final RemoteClaims claims;
     private final RemoteTypes remote;
@@ -121,7 +125,9 @@ public class ClaimResource {
     @Path("/{claimId}/heartbeat")
     @RolesAllowed(Roles.WORKER)
     @Operation(operationId = "heartbeatClaim", summary = "Extend a claim's lease")
-    public ClaimAnswers.Lease heartbeat(@PathParam("claimId") String claimId) {
+    public ClaimAnswers.Lease heartbeat(
+            @Parameter(description = CLAIM_ID, schema = @Schema(type = SchemaType.STRING, pattern = ClaimId.PATTERN))
+            @PathParam("claimId") String claimId) {
         return new ClaimAnswers.Lease(claims.heartbeat(held(claimId)));
     }
 
@@ -131,7 +137,9 @@ public class ClaimResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.WORKER)
     @Operation(operationId = "completeClaim", summary = "End a claim with the task's result")
-    public ClaimAnswers.Ended complete(@PathParam("claimId") String claimId, @Valid ClaimAnswers.Result body) {
+    public ClaimAnswers.Ended complete(
+            @Parameter(description = CLAIM_ID, schema = @Schema(type = SchemaType.STRING, pattern = ClaimId.PATTERN))
+            @PathParam("claimId") String claimId, @Valid ClaimAnswers.Result body) {
         ClaimId claim = held(claimId);
         JsonNode result = body == null ? null : body.result();
         StorableJson.resultProblem(result).ifPresent(problem -> {
@@ -151,7 +159,9 @@ public class ClaimResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.WORKER)
     @Operation(operationId = "failClaim", summary = "End a claim with a failure")
-    public ClaimAnswers.Ended fail(@PathParam("claimId") String claimId,
+    public ClaimAnswers.Ended fail(
+            @Parameter(description = CLAIM_ID, schema = @Schema(type = SchemaType.STRING, pattern = ClaimId.PATTERN))
+            @PathParam("claimId") String claimId,
             @NotNull(message = "a JSON object with at least error") @Valid ClaimAnswers.Failure body) {
         ClaimId claim = held(claimId);
         // The body's pattern (Delay's) let it through.
@@ -170,7 +180,9 @@ public class ClaimResource {
     @Path("/{claimId}/release")
     @RolesAllowed(Roles.WORKER)
     @Operation(operationId = "releaseClaim", summary = "Hand a claimed task back, unfinished, without using an attempt")
-    public ClaimAnswers.Ended release(@PathParam("claimId") String claimId) {
+    public ClaimAnswers.Ended release(
+            @Parameter(description = CLAIM_ID, schema = @Schema(type = SchemaType.STRING, pattern = ClaimId.PATTERN))
+            @PathParam("claimId") String claimId) {
         TaskStatus now = claims.release(held(claimId));
         traces.reported("later");
         return new ClaimAnswers.Ended(now);

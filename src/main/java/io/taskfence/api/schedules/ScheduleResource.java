@@ -27,6 +27,7 @@ import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -61,6 +62,7 @@ public class ScheduleResource {
 
     /** Edits that lost to another write (the schedules job moves a schedule on every occurrence) are tried again. */
     private static final int EDIT_ATTEMPTS = 5;
+    private static final String NAME = "the schedule's name";
 
     private final Schedules schedules;
     private final SubmissionChecks checks;
@@ -111,7 +113,9 @@ public class ScheduleResource {
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
     @Operation(operationId = "getSchedule", summary = "One schedule with its next five fire times")
-    public ScheduleView get(@PathParam("name") String name) {
+    public ScheduleView get(
+            @Parameter(description = NAME, schema = @Schema(type = SchemaType.STRING, pattern = SubmissionChecks.TYPE))
+            @PathParam("name") String name) {
         return ScheduleView.of(schedules.find(name).orElseThrow(() -> notFound(name)));
     }
 
@@ -124,7 +128,9 @@ public class ScheduleResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.ADMIN)
     @Operation(operationId = "changeSchedule", summary = "Change the fields the body names")
-    public ScheduleView change(@PathParam("name") String name,
+    public ScheduleView change(
+            @Parameter(description = NAME, schema = @Schema(type = SchemaType.STRING, pattern = SubmissionChecks.TYPE))
+            @PathParam("name") String name,
             @NotNull(message = "a JSON object with the fields to change") @Valid SchedulePatch body) {
         for (int attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
             Schedule stored = schedules.find(name).orElseThrow(() -> notFound(name));
@@ -166,7 +172,9 @@ public class ScheduleResource {
     @RolesAllowed(Roles.ADMIN)
     @Operation(operationId = "deleteSchedule", summary = "Delete a schedule; the tasks it made stay")
     @APIResponse(responseCode = "204", description = "deleted")
-    public Response delete(@PathParam("name") String name) {
+    public Response delete(
+            @Parameter(description = NAME, schema = @Schema(type = SchemaType.STRING, pattern = SubmissionChecks.TYPE))
+            @PathParam("name") String name) {
         if (!schedules.delete(name)) {
             throw notFound(name);
         }

@@ -8,6 +8,10 @@ import java.util.UUID;
 
 import jakarta.ws.rs.QueryParam;
 
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+
 import io.taskfence.api.CanonicalIds;
 import io.taskfence.api.SubmissionChecks;
 import io.taskfence.api.auth.KeyRules;
@@ -25,22 +29,39 @@ public class FilterParams {
 
     /** The longest text {@code error} and {@code text} may search for. */
     static final int MAX_SEARCH = 200;
+    private static final String SEARCHED = "without createdAfter, among the tasks created in the last "
+            + "taskfence.api.search-window (24 h), which Searched-Created-After gives";
 
     @QueryParam("status")
+    @Parameter(description = "only tasks in this status", schema = @Schema(implementation = TaskStatus.class))
     String status;
     @QueryParam("type")
+    @Parameter(description = "only tasks of this type",
+            schema = @Schema(type = SchemaType.STRING, pattern = SubmissionChecks.TYPE))
     String type;
     @QueryParam("owner")
+    @Parameter(description = "only tasks submitted with this API key, by its name (a submit key sees its own only)",
+            schema = @Schema(type = SchemaType.STRING, pattern = KeyRules.NAME_PATTERN))
     String owner;
     @QueryParam("batch")
+    @Parameter(description = "only the tasks of this batch",
+            schema = @Schema(type = SchemaType.STRING, format = "uuid"))
     String batch;
     @QueryParam("createdAfter")
+    @Parameter(description = "only tasks created at or after this time",
+            schema = @Schema(type = SchemaType.STRING, format = "date-time"))
     String createdAfter;
     @QueryParam("createdBefore")
+    @Parameter(description = "only tasks created before this time",
+            schema = @Schema(type = SchemaType.STRING, format = "date-time"))
     String createdBefore;
     @QueryParam("error")
+    @Parameter(description = "only tasks whose last error holds this text, any case; " + SEARCHED,
+            schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = MAX_SEARCH))
     String error;
     @QueryParam("text")
+    @Parameter(description = "only tasks whose payload or last error holds this text, any case; " + SEARCHED,
+            schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = MAX_SEARCH))
     String text;
 
     TaskFilter filter() {

@@ -3,7 +3,6 @@ package io.taskfence.api.tasks;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -16,7 +15,6 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.BeanParam;
 import jakarta.ws.rs.Consumes;
-import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -35,6 +33,7 @@ import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -47,7 +46,6 @@ import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.api.CanonicalIds;
 import io.taskfence.api.LongPoll;
-import io.taskfence.api.PageLimit;
 import io.taskfence.api.auth.HeldPerKey;
 import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.Roles;
@@ -81,6 +79,7 @@ import io.taskfence.task.transition.OperatorControls;
 public class TaskResource {
 
     private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    private static final String ID = "the task's id";
 
     private final GroupedSubmissions grouped;
     private final BulkSubmissions bulk;
@@ -135,6 +134,8 @@ public class TaskResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = Task.class)))
     public Response submit(@NotNull(message = NewTasks.NOT_A_TASK) @Valid SubmitRequest body,
+            @Parameter(description = "makes sending the request again safe: the same key with the same type, payload "
+                    + "and concurrencyKey answers 200 with the task it made, with another 422")
             @HeaderParam(IDEMPOTENCY_KEY) @Pattern(regexp = NewTasks.IDEMPOTENCY_KEY,
                     message = NewTasks.IDEMPOTENCY_KEY_RULE) String idempotencyKey,
             HttpHeaders headers, UriInfo uri) {
@@ -174,7 +175,13 @@ public class TaskResource {
     @Blocking // the task is read from PostgreSQL on a worker thread; a wait holds none
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "getTask", summary = "One task, or the task once it has ended if asked to wait")
-    public Uni<Task> get(@PathParam("id") String id, @QueryParam("wait") String wait) {
+    public Uni<Task> get(
+            @Parameter(description = ID, schema = @Schema(type = SchemaType.STRING, format = "uuid"))
+            @PathParam("id") String id,
+            @Parameter(description = "answer once the task has ended (SUCCEEDED, DEAD or CANCELLED) or this long has "
+                    + "passed: <n>s or <n>ms, at most 60s",
+                    schema = @Schema(type = SchemaType.STRING, pattern = LongPoll.PATTERN))
+            @QueryParam("wait") String wait) {
         UUID taskId = taskId(id);
         TaskScope scope = caller().scope();
         Duration waitFor = wait == null ? Duration.ZERO : LongPoll.parse(wait)
@@ -216,7 +223,9 @@ public class TaskResource {
     @Path("/{id}/events")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "getTaskEvents", summary = "A task's history, oldest first")
-    public TaskEvents events(@PathParam("id") String id) {
+    public TaskEvents events(
+            @Parameter(description = ID, schema = @Schema(type = SchemaType.STRING, format = "uuid"))
+            @PathParam("id") String id) {
         KeyOwner caller = caller();
         List<TaskEvent> events = history.events(taskId(id), caller.scope()).orElseThrow(() -> notFound(id));
         // Which pod ran an attempt is the operators' business, not a tenant's.
@@ -234,12 +243,12 @@ public class TaskResource {
     @Operation(operationId = "listTasks", summary = "A page of tasks, newest first", description = "With text or error "
             + "and no createdAfter, over the tasks created in the last taskfence.api.search-window (24 h) only: the "
             + "Searched-Created-After header gives the start it used")
-    public RestResponse<TaskPage> list(@BeanParam FilterParams filter, @QueryParam("limit") @DefaultValue("50") String limit,
-            @QueryParam("after") String after, @QueryParam("fields") String fields) {
+    public RestResponse<TaskPage> list(@BeanParam FilterParams filter, @BeanParam PageParams page) {
         KeyOwner caller = caller();
         TaskFilter asked = filter.filter();
-        int pageLimit = PageLimit.parse(limit);
-        Set<TaskField> read = fields(fields);
+        int pageLimit = page.limit();
+        Set<TaskField> read = page.fields();
+        String after = page.after();
         if (!asked.searches()) {
             return RestResponse.ok(queries.page(caller.scope(), asked, pageLimit, after, read));
         }
@@ -262,7 +271,10 @@ public class TaskResource {
             + "createdBefore are the bounds it counted in (createdAfter: the filter's or the search window's start, or "
             + "null; createdBefore: the filter's, or the time it counted), to give an action that should take what was "
             + "counted")
-    public RestResponse<TaskCount> count(@BeanParam FilterParams filter, @QueryParam("action") String action) {
+    public RestResponse<TaskCount> count(@BeanParam FilterParams filter,
+            @Parameter(description = "count only the tasks this bulk action would take (in a status it moves from)",
+                    schema = @Schema(type = SchemaType.STRING, enumeration = { "cancel", "retry" }))
+            @QueryParam("action") String action) {
         TaskFilter chosen = filter.filter();
         if (action != null) {
             chosen = FilterParams.forAction(FilterParams.bulkAction(action), chosen, "query");
@@ -275,7 +287,9 @@ public class TaskResource {
     @Path("/{id}/cancel")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "cancelTask", summary = "Cancel a task that has not ended; a running handler is interrupted")
-    public Task cancel(@PathParam("id") String id) {
+    public Task cancel(
+            @Parameter(description = ID, schema = @Schema(type = SchemaType.STRING, format = "uuid"))
+            @PathParam("id") String id) {
         Task cancelled = controls.cancel(taskId(id), caller().scope())
                 .orElseThrow(() -> refused(id, "cancel", "WAITING, PENDING, ENQUEUED, PROCESSING or FAILED"));
         cancels.fire(new TaskCancelled(cancelled.id()));
@@ -286,7 +300,9 @@ public class TaskResource {
     @Path("/{id}/retry")
     @RolesAllowed({ Roles.SUBMIT, Roles.ADMIN })
     @Operation(operationId = "retryTask", summary = "Run a DEAD or CANCELLED task again")
-    public Task retry(@PathParam("id") String id) {
+    public Task retry(
+            @Parameter(description = ID, schema = @Schema(type = SchemaType.STRING, format = "uuid"))
+            @PathParam("id") String id) {
         TaskScope scope = caller().scope();
         Task retried = retries.retry(taskId(id), scope).orElseThrow(() -> batchViews.incompleteWithThen(taskId(id), scope)
                 .map(batch -> Problems.of(Status.CONFLICT, "cannot retry task " + id + ": it is the then task of batch "
@@ -301,26 +317,6 @@ public class TaskResource {
 
     private static UUID taskId(String id) {
         return CanonicalIds.parse(id).orElseThrow(() -> notFound(id));
-    }
-
-    /** A comma-separated list of {@code payload} and {@code result}, each at most once; empty (JAX-RS: null) asks for neither. */
-    private static Set<TaskField> fields(String fields) {
-        Set<TaskField> asked = EnumSet.noneOf(TaskField.class);
-        if (fields == null) {
-            return asked;
-        }
-        for (String name : fields.split(",", -1)) {
-            TaskField field = switch (name) {
-                case "payload" -> TaskField.PAYLOAD;
-                case "result" -> TaskField.RESULT;
-                default -> null;
-            };
-            if (field == null || !asked.add(field)) {
-                throw Problems.invalid("query", "fields", "must name payload and/or result, comma-separated, each once, not '"
-                        + fields + "'");
-            }
-        }
-        return asked;
     }
 
     /** The transition lost: say why, from the task's state now (it may have moved on already). */

@@ -23,6 +23,7 @@ import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -46,6 +47,10 @@ import io.taskfence.types.TypeState;
 @SecurityRequirement(name = "apiKey")
 @Tag(name = "Types", description = "the task types, their limits and pause flags; remote types declared")
 public class TypesResource {
+
+    private static final String TYPE = "the task type's name";
+    /** What a type's name matches (TaskHandlers.TYPE, SubmissionChecks.TYPE), written here for the document. */
+    private static final String TYPE_NAME = "[a-z0-9][a-z0-9._-]{0,63}";
 
     private final TaskTypes types;
     private final RemoteTypes remote;
@@ -73,7 +78,9 @@ public class TypesResource {
     @Path("/{type}/pause")
     @RolesAllowed(Roles.ADMIN)
     @Operation(operationId = "pauseType", summary = "Stop enqueuing a type's tasks")
-    public TypeState pause(@PathParam("type") String type) {
+    public TypeState pause(
+            @Parameter(description = TYPE, schema = @Schema(type = SchemaType.STRING, pattern = TYPE_NAME))
+            @PathParam("type") String type) {
         types.pause(registered(type), KeyOwner.of(identity).name());
         return state(type);
     }
@@ -83,7 +90,9 @@ public class TypesResource {
     @Path("/{type}/resume")
     @RolesAllowed(Roles.ADMIN)
     @Operation(operationId = "resumeType", summary = "Enqueue a paused type's tasks again")
-    public TypeState resume(@PathParam("type") String type) {
+    public TypeState resume(
+            @Parameter(description = TYPE, schema = @Schema(type = SchemaType.STRING, pattern = TYPE_NAME))
+            @PathParam("type") String type) {
         if (types.resume(registered(type))) {
             due.fire(new TasksBecameDue());
         }
@@ -105,7 +114,9 @@ public class TypesResource {
     @APIResponse(responseCode = "200", description = "the type, declared before (its schema replaced)",
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = TypeState.class)))
-    public Response declare(@PathParam("type") String type,
+    public Response declare(
+            @Parameter(description = TYPE, schema = @Schema(type = SchemaType.STRING, pattern = TYPE_NAME))
+            @PathParam("type") String type,
             @NotNull(message = "a JSON object with remote: true") @Valid TypeDeclaration body) {
         boolean created;
         try {
@@ -127,7 +138,9 @@ public class TypesResource {
     @RolesAllowed(Roles.ADMIN)
     @Operation(operationId = "undeclareType", summary = "Take back a remote task type declared through the API")
     @APIResponse(responseCode = "204", description = "taken back")
-    public Response undeclare(@PathParam("type") String type) {
+    public Response undeclare(
+            @Parameter(description = TYPE, schema = @Schema(type = SchemaType.STRING, pattern = TYPE_NAME))
+            @PathParam("type") String type) {
         return switch (remote.undeclare(type)) {
             case REMOVED -> Response.noContent().build();
             case NOT_DECLARED -> throw Problems.of(Status.NOT_FOUND, "no remote type '" + type + "' was declared "

@@ -1,13 +1,13 @@
 package io.taskfence.generated.smoke;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
@@ -28,6 +28,7 @@ import io.taskfence.generated.model.ClaimedTask;
 import io.taskfence.generated.model.SubmitBatch;
 import io.taskfence.generated.model.SubmitTask;
 import io.taskfence.generated.model.Task;
+import io.taskfence.generated.model.TaskField;
 import io.taskfence.generated.model.TaskPage;
 import io.taskfence.generated.model.TaskStatus;
 
@@ -70,7 +71,7 @@ class GeneratedClientSmokeTest {
         Task submitted = tasks.submitTask(new SubmitTask().type("noop").payload(PAYLOAD), null);
         assertEquals(PAYLOAD, json(submitted.getPayload()));
 
-        Task done = tasks.getTask(submitted.getId().toString(), "30s");
+        Task done = tasks.getTask(submitted.getId(), "30s");
         assertEquals(TaskStatus.SUCCEEDED, done.getStatus());
         assertEquals(PAYLOAD, json(done.getPayload()));
         assertEquals(PAYLOAD, json(done.getResult())); // noop's result is its payload
@@ -79,17 +80,17 @@ class GeneratedClientSmokeTest {
     @Test
     void listingsFilterByTypeAndStatusAndACancelledTaskIsListedAsCancelled() throws Exception {
         Task done = tasks.getTask(tasks.submitTask(new SubmitTask().type("noop").payload(Map.of("n", 1)), null)
-                .getId().toString(), "30s");
+                .getId(), "30s");
         Task later = tasks.submitTask(new SubmitTask().type("noop").payload(Map.of("n", 2))
                 .runAt(OffsetDateTime.now().plusHours(1)), null);
         assertEquals(TaskStatus.PENDING, later.getStatus());
 
-        Task cancelled = tasks.cancelTask(later.getId().toString());
+        Task cancelled = tasks.cancelTask(later.getId());
         assertEquals(TaskStatus.CANCELLED, cancelled.getStatus());
-        assertEquals(TaskStatus.CANCELLED, tasks.getTask(later.getId().toString(), null).getStatus());
+        assertEquals(TaskStatus.CANCELLED, tasks.getTask(later.getId(), null).getStatus());
 
-        assertListed(done, "SUCCEEDED");
-        assertListed(cancelled, "CANCELLED");
+        assertListed(done, TaskStatus.SUCCEEDED);
+        assertListed(cancelled, TaskStatus.CANCELLED);
     }
 
     @Test
@@ -107,7 +108,7 @@ class GeneratedClientSmokeTest {
             BatchItem item = answer.getItems().get(i);
             assertEquals(i, item.getIndex());
             assertEquals(201, item.getStatus());
-            Task done = tasks.getTask(item.getTask().getId().toString(), "30s");
+            Task done = tasks.getTask(item.getTask().getId(), "30s");
             assertEquals(TaskStatus.SUCCEEDED, done.getStatus());
             assertEquals(payloads.get(i), json(done.getResult()));
         }
@@ -130,21 +131,27 @@ class GeneratedClientSmokeTest {
         assertEquals(TaskStatus.SUCCEEDED,
                 claims.completeClaim(claim.getClaimId(), new ClaimResult().result(result)).getStatus());
 
-        Task done = tasks.getTask(submitted.getId().toString(), "30s");
+        Task done = tasks.getTask(submitted.getId(), "30s");
         assertEquals(TaskStatus.SUCCEEDED, done.getStatus());
         assertEquals(PAYLOAD, json(done.getPayload()));
         assertEquals(result, json(done.getResult()));
     }
 
-    /** {@code task} is among the tasks listed with its type and {@code status}, and every task listed matches both. */
-    private static void assertListed(Task task, String status) throws Exception {
+    /**
+     * {@code task} is among the tasks listed with its type and {@code status}, with its payload and result (both asked
+     * for by fields, which the client sends comma-separated), and every task listed matches both.
+     */
+    private static void assertListed(Task task, TaskStatus status) throws Exception {
         // after, batch, createdAfter, createdBefore, error, fields, limit, owner, status, text, type
-        TaskPage page = tasks.listTasks(null, null, null, null, null, null, "100", null, status, null, task.getType());
-        assertTrue(page.getItems().stream().anyMatch(listed -> listed.getId().equals(task.getId())),
-                task.getId() + " is listed with status " + status);
-        page.getItems().forEach(listed -> {
-            assertEquals(status, listed.getStatus().getValue());
-            assertEquals(task.getType(), listed.getType());
+        TaskPage page = tasks.listTasks(null, null, null, null, null, Set.of(TaskField.PAYLOAD, TaskField.RESULT), 100,
+                null, status, null, task.getType());
+        Task listed = page.getItems().stream().filter(each -> each.getId().equals(task.getId())).findFirst()
+                .orElseThrow(() -> new AssertionError(task.getId() + " is not listed with status " + status));
+        assertEquals(json(task.getPayload()), json(listed.getPayload()));
+        assertEquals(json(task.getResult()), json(listed.getResult()));
+        page.getItems().forEach(each -> {
+            assertEquals(status, each.getStatus());
+            assertEquals(task.getType(), each.getType());
         });
     }
 
