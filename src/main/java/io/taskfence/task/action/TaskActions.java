@@ -85,6 +85,10 @@ public class TaskActions {
      */
     public Requested request(BulkAction action, TaskScope scope, TaskFilter filter, String requestedBy) {
         String canonical = ActionFilters.canonical(filter.within(action.from())).toString();
+        Optional<Requested> answered = answeredWithoutStarting(action, scope, canonical, requestedBy);
+        if (answered.isPresent()) {
+            return answered.get();
+        }
         // The insert gives way only to a running action that has committed, which the select then sees, unless it
         // has finished meanwhile: then the request is tried again.
         for (int attempt = 1;; attempt++) {
@@ -118,6 +122,23 @@ public class TaskActions {
                 return requested.orElseThrow(() -> new IllegalStateException("an identical action kept finishing"));
             }
         }
+    }
+
+    /**
+     * The answers that start nothing, read without the key's lock: the identical running action, or the refusal of a
+     * key at its cap. A key past its cap that keeps asking costs two index reads a request, side by side, not a turn
+     * at its lock each; a refusal read so is the one a request a moment earlier would have had.
+     */
+    private Optional<Requested> answeredWithoutStarting(BulkAction action, TaskScope scope, String canonical,
+            String requestedBy) {
+        return database.inConnection(connection -> {
+            Optional<ActionView> identical = identicalRunning(connection, action, scope, canonical);
+            if (identical.isPresent()) {
+                return Optional.of(new Requested.AlreadyRunning(identical.get()));
+            }
+            return running(connection, requestedBy) >= maxRunningPerKey
+                    ? Optional.of(new Requested.Refused(maxRunningPerKey)) : Optional.empty();
+        });
     }
 
     /**
