@@ -14,6 +14,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response.Status;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -46,6 +47,7 @@ public class BatchResource {
     }
 
     /** The batches newest first, with their counts. */
+    @Schema(requiredProperties = "items")
     public record BatchList(List<BatchView> items) {
     }
 
