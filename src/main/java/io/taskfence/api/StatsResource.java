@@ -10,6 +10,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -30,6 +31,7 @@ import io.taskfence.types.TypeState;
 public class StatsResource {
 
     /** The answer's shape (DESIGN.md, "REST API"). */
+    @Schema(requiredProperties = { "tasks", "queueDepth", "locks", "replicas", "types" })
     public record Stats(Map<TaskStatus, Long> tasks, long queueDepth, List<LockHolder> locks, List<String> replicas,
             List<TypeState> types) {
     }

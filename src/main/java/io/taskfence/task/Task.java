@@ -4,6 +4,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
 import com.fasterxml.jackson.annotation.JsonInclude.Include;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,6 +20,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * leaves {@code payload} and {@code result} null unless asked for them, and its JSON then leaves them out; a task
  * that has no result has {@link com.fasterxml.jackson.databind.node.NullNode} there, shown as null.
  */
+@Schema(requiredProperties = { "id", "type", "status", "attempt", "maxAttempts", "priority", "runAt", "deadline",
+        "createdAt", "updatedAt", "lastError", "owner", "concurrencyKey" })
 public record Task(
         UUID id,
         String type,
@@ -27,13 +31,13 @@ public record Task(
         int maxAttempts,
         int priority,
         Instant runAt,
-        Instant deadline,
+        @Schema(nullable = true) Instant deadline,
         Instant createdAt,
         Instant updatedAt,
-        String lastError,
+        @Schema(nullable = true) String lastError,
         @JsonInclude(Include.NON_NULL) JsonNode result,
-        String owner,
-        String concurrencyKey,
+        @Schema(nullable = true) String owner,
+        @Schema(nullable = true) String concurrencyKey,
         @JsonInclude(Include.NON_EMPTY) List<UUID> dependsOn,
         @JsonInclude(Include.NON_NULL) UUID batchId,
         @JsonInclude(Include.NON_NULL) ObjectNode callback) {

@@ -2,6 +2,8 @@ package io.taskfence.task;
 
 import java.time.Instant;
 
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
 /**
  * One committed status change of a task (DESIGN.md, "Task lifecycle", "History"), as clients see it.
  *
@@ -12,7 +14,9 @@ import java.time.Instant;
  * @param worker the claim id ({@code replica/uuid}) of the attempt the change starts or ends; null otherwise
  * @param error the task's last error when the change records a failure (to FAILED or DEAD); null otherwise
  */
-public record TaskEvent(Instant at, TaskStatus from, TaskStatus to, int attempt, String worker, String error) {
+@Schema(requiredProperties = { "at", "from", "to", "attempt", "worker", "error" })
+public record TaskEvent(Instant at, @Schema(nullable = true) TaskStatus from, TaskStatus to, int attempt,
+        @Schema(nullable = true) String worker, @Schema(nullable = true) String error) {
 
     /** The event as a submit key sees it: without the claim id, which names the replica (a pod) that ran it. */
     public TaskEvent withoutWorker() {

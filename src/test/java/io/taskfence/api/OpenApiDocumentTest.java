@@ -6,13 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.Locale;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
 import java.util.function.BiConsumer;
 
 import org.junit.jupiter.api.Test;
@@ -22,16 +26,32 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
+import io.taskfence.worker.RunningTasksProfile;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.json.schema.Draft;
+import io.vertx.json.schema.JsonSchema;
+import io.vertx.json.schema.JsonSchemaOptions;
+import io.vertx.json.schema.OutputFormat;
+import io.vertx.json.schema.OutputUnit;
+import io.vertx.json.schema.Validator;
 
 /**
  * The OpenAPI document served at {@code /q/openapi} is one clients can be generated from (issue 28, item 6): every
  * operation has a unique {@code operationId}, and its error answers, any call's and its own, are described as
- * problems; it names a server and a licence. CI also lints the document the build writes with Redocly's rules.
+ * problems; it names a server and a licence; each answer of the service is what its schema says (issue 42). CI also
+ * lints the document the build writes with Redocly's rules.
  */
 @QuarkusTest
 @TestServers
+@TestProfile(RunningTasksProfile.class) // a remote worker's claims need dispatch
 class OpenApiDocumentTest {
 
     private static final Set<String> ANY_CALL = Set.of("401", "403", "429", "503");
@@ -106,6 +126,12 @@ class OpenApiDocumentTest {
                         leaks.add(at + " has the Java bean property " + property);
                     }
                 });
+            }
+            // ValueSchemas removes the value components it wrote in place: a reference it missed would dangle.
+            String ref = node.path("$ref").asText("");
+            if (ref.startsWith("#/components/schemas/")
+                    && !document.path("components").path("schemas").has(ref.substring("#/components/schemas/".length()))) {
+                leaks.add(at + " names the component " + ref + ", which the document does not have");
             }
         });
         operations(document, (at, operation) -> {
@@ -243,7 +269,7 @@ class OpenApiDocumentTest {
         assertEquals(List.of(), wrong, wrong.size() + " parameters or schemas wrong");
     }
 
-    private static final String UUID = "{\"type\": \"string\", \"format\": \"uuid\"}";
+    private static final String UUID_SCHEMA = "{\"type\": \"string\", \"format\": \"uuid\"}";
     private static final String TIME = "{\"type\": \"string\", \"format\": \"date-time\"}";
     private static final String SEARCH = "{\"type\": \"string\", \"minLength\": 1, \"maxLength\": 200}";
     private static final String NAME = "{\"type\": \"string\", \"pattern\": \"[a-z0-9][a-z0-9._-]{0,63}\"}";
@@ -253,8 +279,8 @@ class OpenApiDocumentTest {
      * where one name takes different values.
      */
     private static final Map<String, String> PARAMETERS = Map.ofEntries(
-            Map.entry("id", UUID),
-            Map.entry("batch", UUID),
+            Map.entry("id", UUID_SCHEMA),
+            Map.entry("batch", UUID_SCHEMA),
             Map.entry("createdAfter", TIME),
             Map.entry("createdBefore", TIME),
             Map.entry("error", SEARCH),
@@ -273,6 +299,203 @@ class OpenApiDocumentTest {
             Map.entry("claimId", "{\"type\": \"string\", \"pattern\": \"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
                     + "[0-9a-f]{12}\\\\.[0-9]{1,9}\\\\.[A-Za-z0-9_-]+\"}"),
             Map.entry("Idempotency-Key", "{\"type\": \"string\", \"pattern\": \"[\\\\x21-\\\\x7e]{1,200}\"}"));
+
+    /**
+     * What the service sends is what the document says it sends (issue 42): a client generated from it, strictly
+     * typed, reads every answer. Each answer below, one or more of every operation answering JSON and a problem, is
+     * validated (JSON Schema 2020-12, the dialect of OpenAPI 3.1) against the schema its operation lists for its
+     * status, with every model closed to members it does not declare: each member sent is declared, each required
+     * member is sent, and a null is sent only where the schema allows null.
+     */
+    @Test
+    void everyAnswerIsWhatItsSchemaSays() throws Exception {
+        WireCheck wire = new WireCheck(document());
+        String type = "wire.check";
+        String far = "\"runAt\":\"2099-01-01T00:00:00Z\"";
+        wire.send(ApiKeysForTests.ADMIN_KEY, "PUT", "/api/v1/types/{type}", type, "{\"remote\":true}");
+        wire.send(ApiKeysForTests.ADMIN_KEY, "POST", "/api/v1/types/{type}/pause", type, null);
+        wire.send(ApiKeysForTests.ADMIN_KEY, "POST", "/api/v1/types/{type}/resume", type, null);
+        wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/types", null, null);
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/types", null, null);
+
+        // A task with every optional member unset, one with most set (a callback needs an allowed host).
+        String bare = wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/tasks", null,
+                "{\"type\":\"noop\",\"payload\":{}," + far + "}").getString("id");
+        String full = wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/tasks", null, "{\"type\":\"noop\","
+                + "\"payload\":{\"n\":1}," + far + ",\"deadline\":\"2099-02-01T00:00:00Z\",\"concurrencyKey\":\"k\","
+                + "\"dependsOn\":[\"" + bare + "\"]}")
+                .getString("id");
+        for (String id : List.of(bare, full)) {
+            wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/tasks/{id}", id, null);
+            wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/tasks/{id}/events", id, null);
+            wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/tasks/{id}/events", id, null);
+        }
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/tasks?limit=3", null, null);
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/tasks?limit=3&fields=payload,result", null, null);
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/tasks/count", null, null);
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/tasks/{id}/cancel", full, null);
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/tasks/{id}/retry", full, null);
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/tasks/{id}", UUID.randomUUID().toString(), null, 404);
+
+        // A batch of one task stored and one refused, kept open, then closed.
+        JsonPath stored = wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/tasks/batch", null, "{\"tasks\":["
+                + "{\"type\":\"noop\",\"payload\":{}," + far + "},{\"type\":\"noop\",\"payload\":{},\"priority\":5000}],"
+                + "\"then\":{\"type\":\"noop\",\"payload\":{}},\"open\":true}");
+        String batch = stored.getString("batch.id");
+        String batchTask = stored.getString("items[0].task.id");
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/batches", null, null);
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/batches/{id}", batch, null);
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/batches/{id}/close", batch, null);
+
+        // A remote worker's claims: one completed, one failed, one released.
+        for (int i = 0; i < 3; i++) {
+            wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/tasks", null, "{\"type\":\"" + type
+                    + "\",\"payload\":{}}");
+        }
+        List<String> claims = new ArrayList<>();
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (claims.size() < 3 && System.nanoTime() < end) {
+            claims.addAll(wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims", null, "{\"types\":[\""
+                    + type + "\"],\"max\":3,\"wait\":\"5s\"}").getList("claims.claimId"));
+        }
+        assertEquals(3, claims.size(), "claims of the remote type's tasks");
+        wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/heartbeat", claims.get(0), null);
+        wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/complete", claims.get(0),
+                "{\"result\":{\"ok\":true}}");
+        wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/fail", claims.get(1),
+                "{\"error\":\"boom\",\"retryable\":false}");
+        wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/release", claims.get(2), null);
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/tasks?limit=3&type=" + type + "&fields=payload,result",
+                null, null);
+
+        // Bulk actions on the remote type's tasks (no other test's), each followed until done; then the type goes.
+        wire.done(wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/tasks/actions/retry", null, "{\"type\":\""
+                + type + "\",\"status\":\"DEAD\"}").getString("id"));
+        wire.done(wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/tasks/actions/cancel", null, "{\"type\":\""
+                + type + "\"}").getString("id"));
+        wire.send(ApiKeysForTests.ADMIN_KEY, "DELETE", "/api/v1/types/{type}", type, null);
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/tasks/{id}/cancel", bare, null);
+        wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/tasks/{id}/cancel", batchTask, null);
+
+        wire.send(ApiKeysForTests.ADMIN_KEY, "POST", "/api/v1/schedules", null, "{\"name\":\"" + type + "\","
+                + "\"cron\":\"0 0 1 1 *\",\"type\":\"noop\",\"payload\":{}}");
+        wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/schedules/{name}", type, null);
+        wire.send(ApiKeysForTests.ADMIN_KEY, "PATCH", "/api/v1/schedules/{name}", type, "{\"paused\":true}");
+        wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/schedules", null, null);
+        wire.send(ApiKeysForTests.ADMIN_KEY, "DELETE", "/api/v1/schedules/{name}", type, null);
+        wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/stats", null, null);
+
+        assertEquals(Set.of(), wire.mismatches, wire.mismatches.size() + " mismatches of answers and their schemas");
+        Set<String> unchecked = new TreeSet<>(wire.answeringJson);
+        unchecked.removeAll(wire.checked);
+        assertEquals(Set.of(), unchecked, "operations answering JSON that this test did not call");
+    }
+
+    /** Sends requests and validates each answer against the schema the document gives its operation and status. */
+    private static final class WireCheck {
+
+        private final JsonObject document;
+        private final Set<String> mismatches = new TreeSet<>();
+        private final Set<String> checked = new TreeSet<>();
+        private final Set<String> answeringJson = new TreeSet<>();
+
+        WireCheck(JsonNode document) {
+            this.document = new JsonObject(document.toString());
+            // Closed models: a member the service sends that its schema does not declare is a mismatch too.
+            this.document.getJsonObject("components").getJsonObject("schemas").forEach(component -> {
+                JsonObject schema = (JsonObject) component.getValue();
+                if (schema.containsKey("properties") && !schema.containsKey("additionalProperties")) {
+                    schema.put("additionalProperties", false);
+                }
+                schema.getJsonArray("required", new JsonArray()).forEach(name -> {
+                    if (!schema.getJsonObject("properties").containsKey((String) name)) {
+                        mismatches.add(component.getKey() + " requires " + name + ", not one of its properties");
+                    }
+                });
+            });
+            operations(document, (at, operation) -> operation.path("responses").properties().forEach(answer -> {
+                if (answer.getKey().startsWith("2") && answer.getValue().path("content").has("application/json")) {
+                    answeringJson.add(operation.path("operationId").asText());
+                }
+            }));
+        }
+
+        /** The answer of {@code method path} ({@code {...}} in it replaced by {@code parameter}), checked. */
+        JsonPath send(String key, String method, String path, String parameter, String body) {
+            return send(key, method, path, parameter, body, 0);
+        }
+
+        /** Follows a bulk action until it is DONE. */
+        void done(String action) throws InterruptedException {
+            long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!"DONE".equals(send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/actions/{id}", action, null)
+                    .getString("state"))) {
+                assertTrue(System.nanoTime() < end, "action " + action + " not done");
+                Thread.sleep(100);
+            }
+        }
+
+        /** As above, answered {@code status} (0: any success). */
+        JsonPath send(String key, String method, String path, String parameter, String body, int status) {
+            RequestSpecification request = given().auth().oauth2(key);
+            if (body != null) {
+                request = request.contentType("application/json").body(body);
+            }
+            Response answer = parameter == null ? request.request(method, path)
+                    : request.request(method, path.replaceFirst("\\{[^}]+}", parameter));
+            String template = path.replaceFirst("\\?.*", "");
+            String at = method + " " + path + " " + answer.statusCode();
+            assertTrue(status == 0 ? answer.statusCode() < 300 : answer.statusCode() == status, () -> at + " "
+                    + answer.asString());
+            JsonObject operation = document.getJsonObject("paths").getJsonObject(template, new JsonObject())
+                    .getJsonObject(method.toLowerCase(Locale.ROOT), new JsonObject());
+            JsonObject content = operation.getJsonObject("responses", new JsonObject())
+                    .getJsonObject(String.valueOf(answer.statusCode()), new JsonObject()).getJsonObject("content");
+            String mediaType = answer.contentType().replaceFirst(";.*", "");
+            if (content == null || !content.containsKey(mediaType)) {
+                if (!answer.asString().isEmpty() || content != null) {
+                    mismatches.add(at + " answers " + mediaType + " the document does not list: " + answer.asString());
+                }
+                return answer.jsonPath();
+            }
+            checked.add(operation.getString("operationId"));
+            JsonObject schema = content.getJsonObject(mediaType).getJsonObject("schema").copy()
+                    .put("components", document.getJsonObject("components"));
+            OutputUnit result = Validator.create(JsonSchema.of(schema), new JsonSchemaOptions().setDraft(Draft.DRAFT202012)
+                    .setBaseUri("urn:taskfence:openapi").setOutputFormat(OutputFormat.Basic))
+                    .validate(Json.decodeValue(answer.asString()));
+            if (!Boolean.TRUE.equals(result.getValid())) {
+                mismatches.addAll(why(method + " " + template + " " + answer.statusCode(),
+                        result.getErrors() == null ? List.of(result) : result.getErrors()));
+            }
+            return answer.jsonPath();
+        }
+    }
+
+    /**
+     * The validator's errors, each at most once a place (an item's index as *): only why, not that a member or item
+     * "does not match" (the validator says so of each level above a failure), nor that a member failing its own
+     * schema is not an additional property either.
+     */
+    private static Set<String> why(String at, List<OutputUnit> errors) {
+        Map<String, Set<String>> byPlace = new TreeMap<>();
+        for (OutputUnit error : errors) {
+            String message = String.valueOf(error.getError());
+            if (!message.startsWith("A subschema had errors") && !message.startsWith("Items did not match")
+                    && !message.endsWith("does not match schema")) {
+                byPlace.computeIfAbsent(String.valueOf(error.getInstanceLocation()).replaceAll("/[0-9]+", "/*"),
+                        place -> new TreeSet<>()).add(message);
+            }
+        }
+        Set<String> why = new TreeSet<>();
+        byPlace.forEach((place, messages) -> {
+            if (messages.size() > 1) {
+                messages.removeIf(message -> message.endsWith("does not match additional properties schema"));
+            }
+            messages.forEach(message -> why.add(at + ": " + place + ": " + message));
+        });
+        return why;
+    }
 
     private static final Set<String> JSON_OBJECTS = Set.of("payload", "filter", "callback", "schema");
 

@@ -51,6 +51,7 @@ public class BatchResource {
     }
 
     /** The batches newest first, with their counts. */
+    @Schema(requiredProperties = "items")
     public record BatchList(List<BatchView> items) {
     }
 

@@ -21,17 +21,17 @@ final class ClaimAnswers {
     }
 
     /** The tasks a claim request got: none when its wait ended first. */
-    @Schema(name = "Claims")
+    @Schema(name = "Claims", requiredProperties = "claims")
     record Claims(List<ClaimedTask> claims) {
     }
 
     /** A heartbeat's answer: the claim holds until then. */
-    @Schema(name = "Lease")
+    @Schema(name = "Lease", requiredProperties = "leaseUntil")
     record Lease(Instant leaseUntil) {
     }
 
     /** What a claim's end made of the task. */
-    @Schema(name = "ClaimEnded")
+    @Schema(name = "ClaimEnded", requiredProperties = "status")
     record Ended(TaskStatus status) {
     }
 

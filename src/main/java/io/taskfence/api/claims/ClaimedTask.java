@@ -15,7 +15,8 @@ import io.taskfence.task.transition.Claim;
  * A task claimed for a remote worker, with its claim (DESIGN.md, "Remote workers"): the worker names
  * {@code claimId} in its heartbeats, its result or its failure, and fences its own writes with {@code fencingToken}.
  */
-@Schema(name = "ClaimedTask")
+@Schema(name = "ClaimedTask", requiredProperties = { "claimId", "taskId", "type", "payload", "attempt", "fencingToken",
+        "leaseUntil", "leaseMillis", "owner", "traceparent" })
 public record ClaimedTask(
         @Schema(description = "names this claim in the worker API's later calls") String claimId,
         UUID taskId,
@@ -27,8 +28,8 @@ public record ClaimedTask(
         @Schema(description = "the claim ends then unless a heartbeat extends it") Instant leaseUntil,
         @Schema(description = "how far each heartbeat extends the lease (taskfence.worker.lease): send one at a "
                 + "third of it") long leaseMillis,
-        @Schema(description = "the API key that submitted the task; null for none") String owner,
-        @Schema(description = "the W3C trace context of this claim, in the trace of the task's submission: the "
+        @Schema(nullable = true, description = "the API key that submitted the task; null for none") String owner,
+        @Schema(nullable = true, description = "the W3C trace context of this claim, in the trace of the task's submission: the "
                 + "worker's spans continue it, and its calls about this claim send it as their traceparent header; "
                 + "null when the service does not trace") String traceparent) {
 

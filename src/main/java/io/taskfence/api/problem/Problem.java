@@ -17,7 +17,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * that could not be read; {@code violations} lists what failed validation. Registered for reflection by
  * name: Jackson writes it in a native image too, and no resource method returns it, only exception mappers.
  */
-@Schema(name = "Problem", description = "RFC 9457 problem details")
+@Schema(name = "Problem", description = "RFC 9457 problem details", requiredProperties = { "status", "title" })
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @RegisterForReflection
 public record Problem(int status, String title, String detail, String instance, String field, List<Violation> violations) {
@@ -26,6 +26,7 @@ public record Problem(int status, String title, String detail, String instance, 
     private static final int UNPROCESSABLE_CONTENT = 422;
 
     /** One failed constraint: the field, where in the request it was ({@code body}, {@code query}, ...) and why. */
+    @Schema(requiredProperties = { "field", "in", "message" })
     @RegisterForReflection
     public record Violation(String field, String in, String message) {
     }

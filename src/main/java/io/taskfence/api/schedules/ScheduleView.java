@@ -11,15 +11,16 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskfence.schedule.Schedule;
 
 /** A schedule as the API shows it (DESIGN.md, "REST API", "Schedules"). */
-@Schema(name = "Schedule")
+@Schema(name = "Schedule", requiredProperties = { "name", "cron", "cronType", "zone", "type", "payload", "priority",
+        "maxAttempts", "paused", "misfire", "nextFireAt", "nextFireTimes", "createdAt", "updatedAt", "owner" })
 public record ScheduleView(String name, String cron, String cronType, String zone, String type, ObjectNode payload,
         int priority, int maxAttempts, boolean paused, String misfire,
-        @Schema(description = "the next occurrence no task was made for yet; null while paused or when it fires no more")
+        @Schema(nullable = true, description = "the next occurrence no task was made for yet; null while paused or when it fires no more")
         Instant nextFireAt,
         @Schema(description = "the next " + NEXT_FIRE_TIMES + " occurrences from nextFireAt on; empty while paused")
         List<Instant> nextFireTimes,
         Instant createdAt, Instant updatedAt,
-        @Schema(description = "the API key that made it, whose tasks its occurrences are (held to its quota); null "
+        @Schema(nullable = true, description = "the API key that made it, whose tasks its occurrences are (held to its quota); null "
                 + "with authentication off")
         String owner) {
 
@@ -39,7 +40,7 @@ public record ScheduleView(String name, String cron, String cronType, String zon
     }
 
     /** The answer of {@code GET /api/v1/schedules}: every schedule, by name. */
-    @Schema(name = "ScheduleList")
+    @Schema(name = "ScheduleList", requiredProperties = "schedules")
     public record Listing(List<ScheduleView> schedules) {
     }
 }

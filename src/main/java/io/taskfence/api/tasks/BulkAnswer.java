@@ -16,7 +16,7 @@ import io.taskfence.task.batch.BatchView;
  * The answer of {@code POST /api/v1/tasks/batch}: every task of the request, in its order, the tallies, and the batch
  * the tasks stored joined (with {@code then} or {@code batchId}).
  */
-@Schema(name = "BatchAnswer")
+@Schema(name = "BatchAnswer", requiredProperties = { "items", "created", "existing", "refused" })
 public record BulkAnswer(
         @Schema(description = "one per task of the request, in its order") List<Item> items,
         @Schema(description = "tasks stored by this request (status 201)") int created,
@@ -29,7 +29,7 @@ public record BulkAnswer(
      * What one task came to, with the status a single submission of it would have answered: 201 and the
      * task created, 200 and the task its idempotency key already named, or a 4xx and the problem.
      */
-    @Schema(name = "BatchItem")
+    @Schema(name = "BatchItem", requiredProperties = { "index", "status" })
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Item(
             @Schema(description = "the task's position in the request, from 0") int index,

@@ -3,6 +3,8 @@ package io.taskfence.task.action;
 import java.time.Instant;
 import java.util.UUID;
 
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonInclude.Include;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -13,6 +15,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * until the walk has passed the last task, then DONE, with {@code total} the tasks it took (not counted while it runs:
  * asking counts nothing, so that no request's work grows with the tasks a key has).
  */
+@Schema(requiredProperties = { "id", "action", "state", "filter", "lookedAt", "changed", "overQuota", "requestedBy",
+        "requestedAt" })
 public record ActionView(
         UUID id,
         String action,
@@ -22,7 +26,7 @@ public record ActionView(
         long lookedAt,
         long changed,
         long overQuota,
-        String requestedBy,
+        @Schema(nullable = true) String requestedBy,
         Instant requestedAt,
         @JsonInclude(Include.NON_NULL) Instant finishedAt) {
 }

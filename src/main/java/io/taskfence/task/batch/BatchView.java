@@ -3,6 +3,8 @@ package io.taskfence.task.batch;
 import java.time.Instant;
 import java.util.UUID;
 
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonInclude.Include;
 
@@ -14,6 +16,8 @@ import io.taskfence.task.TaskStatus;
  * CLOSED once they may not and until its then task is released, then COMPLETE. {@code thenStatus} is null once
  * retention has deleted the then task.
  */
+@Schema(requiredProperties = { "id", "status", "items", "succeeded", "dead", "cancelled", "unfinished", "thenTaskId",
+        "owner", "createdAt" })
 public record BatchView(
         UUID id,
         Status status,
@@ -24,7 +28,7 @@ public record BatchView(
         int unfinished,
         UUID thenTaskId,
         @JsonInclude(Include.NON_NULL) TaskStatus thenStatus,
-        String owner,
+        @Schema(nullable = true) String owner,
         Instant createdAt,
         @JsonInclude(Include.NON_NULL) Instant closedAt,
         @JsonInclude(Include.NON_NULL) Instant completedAt) {
