@@ -7,6 +7,10 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -32,6 +36,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ExtractableResponse;
 import io.restassured.response.Response;
@@ -62,7 +67,11 @@ class BulkActionCapTest {
     @Inject
     DataSource db;
 
+    @TestHTTPResource("/api/v1/tasks/actions/cancel")
+    URI cancel;
+
     private final String marker = "cap-" + UUID.randomUUID();
+    private final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeEach
     @AfterEach
@@ -83,7 +92,7 @@ class BulkActionCapTest {
         for (int i = 0; i < CAP; i++) {
             assertEquals(202, start(KEY_A, base.plusNanos(i)).statusCode(), "request " + i);
         }
-        assertRefused(start(KEY_A, base.plusNanos(CAP)));
+        assertRefused(requested(KEY_A, base.plusNanos(CAP)));
         // And so are all the others, sent from a few clients at once.
         ExecutorService clients = Executors.newFixedThreadPool(4);
         try {
@@ -92,7 +101,7 @@ class BulkActionCapTest {
                 int first = CAP + 1 + client;
                 sent.add(clients.submit(() -> {
                     for (int i = first; i < 5_000; i += 4) {
-                        assertRefused(start(KEY_A, base.plusNanos(i)));
+                        assertRefused(requested(KEY_A, base.plusNanos(i)));
                     }
                     return null;
                 }));
@@ -271,12 +280,12 @@ class BulkActionCapTest {
                 .extract().path("id"));
     }
 
-    private static void assertRefused(ExtractableResponse<Response> answer) {
-        assertEquals(429, answer.statusCode(), answer.body().asString());
-        assertEquals("10", answer.header("Retry-After"));
-        String detail = answer.jsonPath().getString("detail");
-        assertTrue(detail.contains(CAP + " bulk actions running") && detail.contains("taskfence.actions.max-running-per-key"),
-                detail);
+    /** A 429 naming the cap and its setting, with Retry-After. */
+    private static void assertRefused(HttpResponse<String> answer) {
+        assertEquals(429, answer.statusCode(), answer.body());
+        assertEquals("10", answer.headers().firstValue("Retry-After").orElse(null));
+        assertTrue(answer.body().contains(CAP + " bulk actions running")
+                && answer.body().contains("taskfence.actions.max-running-per-key"), answer.body());
     }
 
     private void seed(String owner, int tasks) {
@@ -288,6 +297,14 @@ class BulkActionCapTest {
         return given().auth().oauth2(key).contentType("application/json")
                 .body("{\"text\":\"" + marker + "\",\"createdAfter\":\"" + createdAfter + "\"}")
                 .post("/api/v1/tasks/actions/cancel").then().extract();
+    }
+
+    /** {@link #start}, sent with the JDK's client: it costs the test far less a request than RestAssured does. */
+    private HttpResponse<String> requested(String key, Instant createdAfter) throws Exception {
+        return http.send(HttpRequest.newBuilder(cancel).header("Authorization", "Bearer " + key)
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"text\":\""
+                        + marker + "\",\"createdAfter\":\"" + createdAfter + "\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private long running(String key) {
