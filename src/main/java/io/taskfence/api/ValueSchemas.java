@@ -92,24 +92,23 @@ public final class ValueSchemas implements OASFilter {
      * goes: it is the Java type's ("object" for any JSON value, "array" for an ObjectNode, which is Iterable).
      */
     private static void inline(Schema place, Schema value) {
-        Map<String, Object> own = new LinkedHashMap<>(place.getAll());
-        own.remove("$ref");
-        own.remove("type");
-        Map<String, Object> inlined = new LinkedHashMap<>(value.getAll());
-        inlined.putAll(own);
-        place.setAll(inlined);
+        becomeValue(place, value, "$ref", "type");
     }
 
     /** {@code place}, {@code anyOf} the value and null, as the value's schema with null among its types. */
     private static void orNull(Schema place, Schema value) {
-        Map<String, Object> own = new LinkedHashMap<>(place.getAll());
-        own.remove("anyOf");
-        own.remove("type");
-        Map<String, Object> merged = new LinkedHashMap<>(value.getAll());
-        merged.putAll(own);
         List<SchemaType> types = new ArrayList<>(value.getType());
         types.add(SchemaType.NULL);
-        place.setAll(merged);
+        becomeValue(place, value, "anyOf", "type");
         place.setType(types);
+    }
+
+    /** {@code place} as the value's schema, keeping its own members but those {@code replaced}. */
+    private static void becomeValue(Schema place, Schema value, String... replaced) {
+        Map<String, Object> own = new LinkedHashMap<>(place.getAll());
+        List.of(replaced).forEach(own::remove);
+        Map<String, Object> merged = new LinkedHashMap<>(value.getAll());
+        merged.putAll(own);
+        place.setAll(merged);
     }
 }
