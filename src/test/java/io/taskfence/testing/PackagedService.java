@@ -12,9 +12,13 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
+
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * The packaged application ({@code target/quarkus-app/quarkus-run.jar}, built by {@code mvnw package}) run
@@ -122,18 +126,47 @@ public final class PackagedService implements AutoCloseable {
     public void awaitStatus(String path, int status, Duration atMost) {
         Pattern listening = Pattern.compile("Listening on: https?://[^ ]+:" + port
                 + "\\. Management interface listening on https?://[^ ]+:" + managementPort + "\\.");
-        await(id + ": " + path + " answers " + status + " (see " + log + ")").atMost(atMost)
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> {
-                    if (!process.isAlive()) {
-                        process.waitFor();
-                        if (output().contains("seems to be in use by another process")) {
-                            throw new PortTakenException(id + ": a port of its was taken before it could bind it; see " + log);
+        AtomicReference<String> lastAnswer = new AtomicReference<>("nothing");
+        try {
+            await(id + ": " + path + " answers " + status + " (see " + log + ")").atMost(atMost)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        if (!process.isAlive()) {
+                            process.waitFor();
+                            if (output().contains("seems to be in use by another process")) {
+                                throw new PortTakenException(id + ": a port of its was taken before it could bind it; see " + log);
+                            }
+                            throw new IllegalStateException(id + " exited (" + process.exitValue() + "); see " + log);
                         }
-                        throw new IllegalStateException(id + " exited (" + process.exitValue() + "); see " + log);
-                    }
-                    return listening.matcher(output()).find() ? status(path) : -1;
-                }, answered -> answered == status);
+                        if (!listening.matcher(output()).find()) {
+                            return -1;
+                        }
+                        try {
+                            HttpResponse<String> answer = get(path);
+                            lastAnswer.set(answer.statusCode() + " " + answer.body());
+                            return answer.statusCode();
+                        } catch (IOException notAnswering) {
+                            lastAnswer.set(notAnswering.toString());
+                            return -1;
+                        }
+                    }, answered -> answered == status);
+        } catch (ConditionTimeoutException timedOut) {
+            // CI keeps the output, not the replica's log file: say here why it never answered so.
+            throw new AssertionError(timedOut.getMessage() + "\nlast answer: " + lastAnswer.get()
+                    + "\nits log's last warnings and errors:\n" + lastWarnings(10), timedOut);
+        }
+    }
+
+    /** The last {@code count} lines of the log at level WARN or ERROR. */
+    private String lastWarnings(int count) {
+        List<String> warnings;
+        try {
+            warnings = output().lines()
+                    .filter(line -> line.contains("\"level\":\"WARN") || line.contains("\"level\":\"ERROR")).toList();
+        } catch (IOException unreadable) {
+            return "(unreadable: " + unreadable + ")";
+        }
+        return String.join("\n", warnings.subList(Math.max(0, warnings.size() - count), warnings.size()));
     }
 
     /** A replica that could not start because another process took one of its ports first: start it again. */
