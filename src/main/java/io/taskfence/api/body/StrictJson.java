@@ -58,6 +58,7 @@ final class StrictJson implements ObjectMapperCustomizer {
         // A double would turn 1e400 into Infinity (written as invalid JSON) and 0.1000000000000000001 into 0.1.
         mapper.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
         mapper.configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
+        mapper.getFactory().setInputDecorator(new StrictUtf8());
         mapper.getFactory().setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build());
         mapper.getFactory().setStreamWriteConstraints(
                 StreamWriteConstraints.builder().maxNestingDepth(MAX_WRITE_DEPTH).build());
