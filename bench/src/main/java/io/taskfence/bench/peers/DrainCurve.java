@@ -7,7 +7,8 @@ import java.util.function.ObjDoubleConsumer;
 
 /**
  * The rates of drains of the same size, one after the other on the same JVMs, from the first (cold) one until two in
- * a row are within 5 % of each other, or {@code maxDrains} have run: how a deploy's throughput climbs while the
+ * a row are within 5 % of each other (and at least five have run, so that every run has an after-4 figure), or
+ * {@code maxDrains} have run: how a deploy's throughput climbs while the
  * JIT compiles, and where it settles. Taskfence's DrainBenchIT has the same class, so both sides stop by one rule.
  */
 final class DrainCurve {
@@ -39,20 +40,24 @@ final class DrainCurve {
     }
 
     boolean converged() {
-        int n = rates.size();
-        return n >= 2 && Math.abs(rates.get(n - 1) - rates.get(n - 2))
-                <= TOLERANCE * Math.max(rates.get(n - 1), rates.get(n - 2));
+        return close(rates.size());
+    }
+
+    /** Whether drain {@code k} (from 1) came within the tolerance of the drain before it. */
+    private boolean close(int k) {
+        return k >= 2 && Math.abs(rates.get(k - 1) - rates.get(k - 2))
+                <= TOLERANCE * Math.max(rates.get(k - 1), rates.get(k - 2));
     }
 
     boolean done() {
-        return converged() || rates.size() >= maxDrains;
+        return converged() && rates.size() > AFTER || rates.size() >= maxDrains;
     }
 
     /**
      * {@code drain.SIDE.curve.K} for each drain, {@code .cold} (the first), {@code .after4} (the 5th, if it ran),
-     * {@code drain.SIDE} the steady rate: the mean of the last two drains, the converged pair (two drains halve the
-     * noise of one), {@code .drains} how many ran, and {@code .converge_tasks} the tasks drained up to and including
-     * that pair, only if they did converge.
+     * {@code drain.SIDE} the steady rate: the mean of the last two drains, a converged pair (two drains halve the
+     * noise of one), {@code .drains} how many ran, and {@code .converge_tasks} the tasks drained until the rate
+     * settled for good (up to the first drain of the unbroken run of close pairs that ends the curve), if it did.
      */
     void record(ObjDoubleConsumer<String> results) {
         String key = "drain." + side;
@@ -67,7 +72,11 @@ final class DrainCurve {
         results.accept(key, n < 2 ? rates.getFirst() : (rates.get(n - 1) + rates.get(n - 2)) / 2);
         results.accept(key + ".drains", n);
         if (converged()) {
-            results.accept(key + ".converge_tasks", (double) n * tasks);
+            int settled = n;
+            while (close(settled - 1)) {
+                settled--;
+            }
+            results.accept(key + ".converge_tasks", (double) settled * tasks);
         } else {
             System.out.printf("[bench] WARNING: %s's drains did not converge within %d drains (%d %% apart at the end)%n",
                     side, maxDrains, Math.round(100 * Math.abs(1 - rates.get(n - 1) / rates.get(n - 2))));
