@@ -36,8 +36,9 @@ case "${1:-}" in
   bench)
     ensure_jdk; ensure_redis; ensure_postgres; ensure_wrk
     case "${2:-full}" in
-      smoke) run_bench 500 1 2 ;;   # keeps the benchmarks working (CI); its figures mean little
-      full) run_bench "${BENCH_TASKS:-20000}" "${BENCH_WARM_UPS:-4}" "${BENCH_SECONDS:-10}" ;;
+      smoke) run_bench 500 1 2 2 1 ;;   # keeps the benchmarks working (CI); its figures mean little
+      full) run_bench "${BENCH_TASKS:-20000}" "${BENCH_WARM_UPS:-4}" "${BENCH_SECONDS:-10}" "${BENCH_MAX_DRAINS:-20}" \
+        "${BENCH_SUBMIT_WINDOWS:-12}" ;;
       *) echo "usage: scripts/dev.sh bench [smoke]" >&2; exit 2 ;;
     esac
     ;;

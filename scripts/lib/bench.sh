@@ -9,42 +9,67 @@ bench_table() {
     { v[$1] = $2 }
     function f(k, d) { return (k in v) ? sprintf("%.*f", d, v[k]) : "n/a" }
     function ratio(a, b) { return (a in v && b in v && v[b] > 0) ? sprintf("%.2f×", v[a] / v[b]) : "" }
+    function converge(side,  d) {
+      d = "drain." side ".drains"
+      if (!(d in v)) return "n/a"
+      return ("drain." side ".converge_tasks" in v) ? sprintf("%d (%d)", v["drain." side ".converge_tasks"], v[d]) \
+        : sprintf("not within %d drains", v[d])
+    }
+    function curve(prefix,  k, line) { # the figures under prefix.1, prefix.2, ... as one line
+      for (k = 1; (prefix k) in v; k++) line = line (k > 1 ? ", " : "") sprintf("%.0f", v[prefix k])
+      return (line == "") ? "n/a" : line
+    }
     END {
       print "| measure | Taskfence | peer or ceiling | Taskfence ÷ peer |"
       print "|---|---|---|---|"
-      printf "| drain %d pre-loaded `noop` tasks, 3 replicas × 8 workers, 24 claimed ahead (tasks/s) | %s | db-scheduler 16.12, lock-and-fetch, 3 × 8: %s | %s |\n", tasks, f("drain.taskfence", 0), f("drain.dbscheduler", 0), ratio("drain.taskfence", "drain.dbscheduler")
-      printf "| the same, warm, %d tasks (tasks/s) | %s | db-scheduler, the same: %s | %s |\n", 5 * tasks, f("drain.taskfence.large", 0), f("drain.dbscheduler.large", 0), ratio("drain.taskfence.large", "drain.dbscheduler.large")
+      printf "| drain %d pre-loaded `noop` tasks, 3 replicas × 8 workers, 24 claimed ahead, steady: drained again and again until two drains in a row are within 5 %%, their mean (tasks/s) | %s | db-scheduler 16.12, lock-and-fetch, 3 × 8: %s | %s |\n", tasks, f("drain.taskfence", 0), f("drain.dbscheduler", 0), ratio("drain.taskfence", "drain.dbscheduler")
       printf "| the same, cold: the first drain of replicas (and peer) just started (tasks/s) | %s | db-scheduler, first drain of its JVM: %s | %s |\n", f("drain.taskfence.cold", 0), f("drain.dbscheduler.cold", 0), ratio("drain.taskfence.cold", "drain.dbscheduler.cold")
-      printf "| warm drain with dependencies: %d chains of 2 and a fan-in of %d, each dependent released by the follow-ups job (tasks/s) | %s | the plain warm drain above: %s | %s |\n", tasks / 2, tasks / 2, f("drain.dependencies", 0), f("drain.taskfence", 0), ratio("drain.dependencies", "drain.taskfence")
-      printf "| warm drain, per task: PostgreSQL CPU / CPU of the 3 replicas / of which their JIT compiler threads (µs) | %s / %s / %s | | |\n", f("drain.per_task.postgres_cpu_us", 0), f("drain.per_task.replicas_cpu_us", 0), f("drain.per_task.replicas_jit_cpu_us", 0)
+      printf "| the same, after 4: the 5th drain (tasks/s) | %s | db-scheduler, its 5th: %s | %s |\n", f("drain.taskfence.after4", 0), f("drain.dbscheduler.after4", 0), ratio("drain.taskfence.after4", "drain.dbscheduler.after4")
+      printf "| tasks drained until two drains in a row were within 5 %% (drains) | %s | db-scheduler: %s | |\n", converge("taskfence"), converge("dbscheduler")
+      printf "| the same, warm, %d tasks, after the curve (tasks/s) | %s | db-scheduler, the same: %s | %s |\n", 5 * tasks, f("drain.taskfence.large", 0), f("drain.dbscheduler.large", 0), ratio("drain.taskfence.large", "drain.dbscheduler.large")
+      printf "| drain with dependencies, after the large one: %d chains of 2 and a fan-in of %d, each dependent released by the follow-ups job (tasks/s) | %s | the plain steady drain above: %s | %s |\n", tasks / 2, tasks / 2, f("drain.dependencies", 0), f("drain.taskfence", 0), ratio("drain.dependencies", "drain.taskfence")
+      printf "| one more drain after the curve, per task: PostgreSQL CPU / CPU of the 3 replicas / of which their JIT compiler threads (µs) | %s / %s / %s | | |\n", f("drain.per_task.postgres_cpu_us", 0), f("drain.per_task.replicas_cpu_us", 0), f("drain.per_task.replicas_jit_cpu_us", 0)
       printf "| the same, counted until the statistics settled (11 s idle after the drain) (µs) | %s / %s / %s | | |\n", f("drain.per_task.postgres_cpu_us_settled", 0), f("drain.per_task.replicas_cpu_us_settled", 0), f("drain.per_task.replicas_jit_cpu_us_settled", 0)
-      printf "| warm drain, per task: WAL bytes / WAL records | %s / %s | | |\n", f("drain.per_task.wal_bytes", 0), f("drain.per_task.wal_records", 1)
-      printf "| warm drain: row updates of the task table per task, and their HOT share | %s, %s | | |\n", f("drain.per_task.row_updates", 2), f("drain.per_task.hot_ratio", 2)
+      printf "| that drain, per task: WAL bytes / WAL records | %s / %s | | |\n", f("drain.per_task.wal_bytes", 0), f("drain.per_task.wal_records", 1)
+      printf "| that drain: row updates of the task table per task, and their HOT share | %s, %s | | |\n", f("drain.per_task.row_updates", 2), f("drain.per_task.hot_ratio", 2)
       printf "| REST submit, one task a request, wrk 2 threads × 32 connections (requests/s) | %s | trivial endpoint, same replica: %s | %s |\n", f("submit.single", 0), f("submit.trivial", 0), ratio("submit.single", "submit.trivial")
       printf "| the same against the durable single-insert rate of this PostgreSQL (inserts/s) | %s | pgbench, one task-shaped INSERT a transaction, 32 clients: %s | %s |\n", f("submit.single", 0), f("submit.pgbench_insert", 0), ratio("submit.single", "submit.pgbench_insert")
+      printf "| REST submit, the first 5 s from the replica ready (requests/s) | %s | pgbench, as above: %s | %s |\n", f("submit.single.window.1", 0), f("submit.pgbench_insert", 0), ratio("submit.single.window.1", "submit.pgbench_insert")
+      printf "| the same, against the trivial endpoint (requests/s) | %s | trivial endpoint, as above: %s | %s |\n", f("submit.single.window.1", 0), f("submit.trivial", 0), ratio("submit.single.window.1", "submit.trivial")
       printf "| REST bulk submit, 1,000 tasks a request (tasks/s) | %s | | |\n", f("submit.bulk", 0)
       printf "| submit → start on an idle 3-replica cluster, p50 / p99 (ms, PostgreSQL clock) | %s / %s | | |\n", f("latency.p50", 1), f("latency.p99", 1)
       split("1 8 64", t, " ")
       for (i = 1; i <= 3; i++) printf "| lock acquire + release, %d thread%s (pairs/s) | %s | Redisson 4.7 `RLock`: %s | %s |\n", t[i], t[i] == 1 ? "" : "s", f("lock.taskfence." t[i], 0), f("lock.redisson." t[i], 0), ratio("lock.taskfence." t[i], "lock.redisson." t[i])
+      print ""
+      print "Drain curve, each drain of " tasks " tasks in turn (tasks/s): Taskfence " curve("drain.taskfence.curve.") "; db-scheduler " curve("drain.dbscheduler.curve.") "."
+      print ""
+      print "REST submit curve, 5 s windows from the replica ready (requests/s): " curve("submit.single.window.") "."
     }' target/bench/results.tsv
 }
 
-run_bench() { # run_bench TASKS WARM_UPS SECONDS: Taskfence's benchmarks (failsafe, profile bench), then the peers' (bench/)
-  local tasks=$1 warm_ups=$2 seconds=$3
+# run_bench TASKS WARM_UPS SECONDS MAX_DRAINS SUBMIT_WINDOWS: Taskfence's benchmarks (failsafe, profile bench), then
+# the peers' (bench/). The drains of both sides run until two in a row are within 5 %, MAX_DRAINS at most; WARM_UPS
+# is the latency benchmark's (rounds of 100 submissions); SUBMIT_WINDOWS the 5 s windows of REST submit's curve.
+run_bench() {
+  local tasks=$1 warm_ups=$2 seconds=$3 max_drains=$4 submit_windows=$5
   rm -f target/bench/results.tsv
   # BENCH_JVM_OPTIONS reaches every JVM of both sides: the replicas, the JVM of the lock benchmark, the peers' JVM.
   if [ -n "${BENCH_JVM_OPTIONS:-}" ]; then export JAVA_TOOL_OPTIONS="$BENCH_JVM_OPTIONS"; fi
   ./mvnw -B -q -Pbench verify -Dtest='io.taskfence.bench.*Bench' -Dit.test='io.taskfence.bench.*BenchIT' \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
-    -Dbench.tasks="$tasks" -Dbench.warm-ups="$warm_ups" -Dbench.seconds="$seconds" -Dbench.jfr="${BENCH_JFR:-}"
-  run_peers "$tasks" "$warm_ups" "$seconds"
+    -Dbench.tasks="$tasks" -Dbench.warm-ups="$warm_ups" -Dbench.seconds="$seconds" -Dbench.jfr="${BENCH_JFR:-}" \
+    -Dbench.max-drains="$max_drains" -Dbench.submit-windows="$submit_windows"
+  run_peers "$tasks" "$warm_ups" "$seconds" "$max_drains"
   bench_table "$tasks"
 }
 
-run_peers() { # run_peers TASKS WARM_UPS SECONDS: the peers' benchmarks (bench/) and pgbench, adding to target/bench/results.tsv
+# run_peers TASKS WARM_UPS SECONDS [MAX_DRAINS]: the peers' benchmarks (bench/) and pgbench, adding to
+# target/bench/results.tsv. WARM_UPS is not used (the peers have no latency benchmark, and their drains run until they
+# converge, MAX_DRAINS at most, 20 by default): it stays for the callers' argument order.
+run_peers() {
   ./mvnw -B -q -f bench/pom.xml package -DskipTests
   "$JAVA_HOME/bin/java" -cp "$(cat bench/target/classpath.txt):bench/target/classes" io.taskfence.bench.peers.Peers \
-    --tasks "$1" --warm-ups "$2" --seconds "$3" --results target/bench/results.tsv
+    --tasks "$1" --max-drains "${4:-20}" --seconds "$3" --results target/bench/results.tsv
   run_pgbench "$3"
   log "on $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(psql -h 127.0.0.1 \
     -U postgres -d postgres -tAc 'show server_version' | cut -d' ' -f1) PostgreSQL, Redis $(redis-server --version \

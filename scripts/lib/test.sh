@@ -10,7 +10,7 @@ run_tests() {
   # With the benchmarks at smoke size, so that they keep working (their figures mean little), and the 2-minute
   # chaos run (ChaosRunIT): all in one build and one failsafe run, on one packaged service.
   rm -f target/bench/results.tsv
-  ./mvnw -B verify -Pbench -Dbench.tasks=500 -Dbench.warm-ups=1 -Dbench.seconds=2 -Dbench.settle=false -Dchaos.minutes=2
+  ./mvnw -B verify -Pbench -Dbench.tasks=500 -Dbench.warm-ups=1 -Dbench.seconds=2 -Dbench.max-drains=2 -Dbench.submit-windows=1 -Dbench.settle=false -Dchaos.minutes=2
   cat target/chaos/last-summary.md
   # The document clients are generated from, as the build wrote it: Redocly's recommended rules, no warning.
   "$REDOCLY" lint --max-problems 50 target/openapi/openapi.yaml
@@ -20,7 +20,7 @@ run_tests() {
   # and driven against the packaged service (GeneratedClientSmokeTest), the TypeScript one type-checked by tsc.
   ./mvnw -B -q -f clients/generated/pom.xml verify
   "$TSC" -p clients/generated
-  run_peers 500 1 2
+  run_peers 500 1 2 2
   bench_table 500
   finish_native_checks
 }

@@ -24,13 +24,26 @@ public final class BenchResults {
     }
 
     /**
-     * How many untimed drains come before the timed one ({@code -Dbench.warm-ups}; the peer gets the same): on
-     * this 2-core machine each replica's JIT compiler keeps taking CPU for several drains of 20,000 tasks, and
-     * the timed drain should measure the data path, as the native binary (which compiles nothing at run time)
-     * would run it.
+     * How many rounds of untimed submissions come before LatencyBenchIT's timed ones ({@code -Dbench.warm-ups}):
+     * 100 tasks a round. The drains no longer count warm-ups: they run until they converge (see maxDrains()).
      */
     public static int warmUps() {
         return Integer.getInteger("bench.warm-ups", 4);
+    }
+
+    /**
+     * The most drains DrainBenchIT makes while waiting for two in a row within 5 % of each other
+     * ({@code -Dbench.max-drains}; the peer gets the same): on this 2-core machine each replica's JIT compiler
+     * keeps taking CPU for several drains of 20,000 tasks, and the steady figure should measure the data path, as
+     * the native binary (which compiles nothing at run time) would run it.
+     */
+    public static int maxDrains() {
+        return Integer.getInteger("bench.max-drains", 20);
+    }
+
+    /** How many back-to-back windows of 5 s SubmitBenchIT loads a fresh replica with ({@code -Dbench.submit-windows}). */
+    public static int submitWindows() {
+        return Integer.getInteger("bench.submit-windows", 12);
     }
 
     /**

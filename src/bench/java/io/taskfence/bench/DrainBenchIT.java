@@ -35,10 +35,13 @@ import io.taskfence.testing.ReplicaCluster;
  * leases only matter when something fails. Its audit trigger is left out: it would add an insert to each of a
  * task's three transitions, counted against the service.
  *
- * <p>The replicas first drain the same number of tasks {@code bench.warm-ups} times untimed, and so does the peer
- * (bench/): on this 2-core machine the three JVMs' C2 compilers otherwise take about half the replicas' CPU during
- * the timed drain, which measures warm-up rather than the data path (the native binary compiles nothing at run
- * time). With one warm-up the timed drain was 4,000 tasks/s; with four, 5,200.
+ * <p>The replicas drain the same number of tasks again and again, the table emptied before each, until two drains in
+ * a row are within 5 % of each other ({@code bench.max-drains} at most), and so does the peer (bench/): on this
+ * 2-core machine the three JVMs' C2 compilers take about half the replicas' CPU during the first drains, which
+ * measures warm-up rather than the data path (the native binary compiles nothing at run time). The curve is
+ * recorded (DrainCurve): the first drain, by replicas just started, is the cold one (what a deploy sees), the 5th
+ * the one after four, and the mean of the converged pair the steady figure. The per-task costs are counted over one
+ * more drain after those, with the statistics settled before it, so that waiting for them slows no drain of the curve.
  *
  * <p>Last, a drain with dependencies (DESIGN.md, "Dependencies", "Follow-ups"): {@code bench.tasks / 2} chains of two
  * and one task that {@code bench.tasks / 2} others wait for, each dependent released by the follow-ups job once its
@@ -63,19 +66,19 @@ class DrainBenchIT {
         try (ReplicaCluster cluster = ReplicaCluster.startWithoutAudit(3, settings());
                 Connection db = cluster.database()) {
             try {
-                // The first drain, by replicas just started, is the cold one (what a deploy sees).
-                OffsetDateTime coldStart = preload(db, tasks);
-                awaitDrained(cluster, db, tasks);
-                BenchResults.record("drain.taskfence.cold", tasks / secondsSince(db, coldStart));
-                // The cold drain is the first warm-up; the table is emptied before each drain after it.
-                for (int warmUp = 1; warmUp < BenchResults.warmUps(); warmUp++) {
+                DrainCurve curve = new DrainCurve("taskfence", tasks, BenchResults.maxDrains());
+                do {
                     empty(db);
-                    preload(db, tasks);
+                    OffsetDateTime committed = preload(db, tasks);
                     awaitDrained(cluster, db, tasks);
-                }
+                    checkRanOnce(db, tasks);
+                    curve.add(secondsSince(db, committed));
+                } while (!curve.done());
+                curve.record(BenchResults::record);
+                // One more drain, with the statistics of the curve's in before its own are counted.
                 empty(db);
                 List<Long> pids = cluster.replicas().stream().map(PackagedService::pid).toList();
-                DrainCosts.settled(db, pids); // the warm-ups' statistics are in before the drain's are counted
+                DrainCosts.settled(db, pids);
                 OffsetDateTime committed = preload(db, tasks);
                 DrainCosts before = DrainCosts.now(db, pids); // the pre-load's WAL and CPU are not the drain's
                 awaitDrained(cluster, db, tasks);
@@ -83,15 +86,9 @@ class DrainBenchIT {
                 DrainCosts settled = DrainCosts.settled(db, pids);
                 settled.recordCpuSince(before, tasks, "drain.per_task", "_settled");
                 DrainCosts after = settled.withCpuOf(end);
-                Map<String, Long> outcomes = outcomes(db);
-                long ranOnce = Rows.count(db, "select count(*) from tasks where status = 'SUCCEEDED' and attempt = 1");
-                if (ranOnce != tasks || Rows.count(db, "select count(*) from tasks") != tasks) {
-                    fail(tasks + " tasks should each have SUCCEEDED in one attempt; status/attempt/enqueues: " + outcomes);
-                }
-                double seconds = secondsSince(db, committed);
-                System.out.printf("[bench] drain: %d tasks in %.3f s (PostgreSQL's clock); ran on %s%n", tasks, seconds,
-                        ranOn(db));
-                BenchResults.record("drain.taskfence", tasks / seconds);
+                checkRanOnce(db, tasks);
+                System.out.printf("[bench] drain counted for its costs: %d tasks in %.3f s (PostgreSQL's clock); ran on %s%n",
+                        tasks, secondsSince(db, committed), ranOn(db));
                 after.recordSince(before, tasks, "drain.per_task");
                 // A larger warm drain (the peer drains as many): a backlog five times the size.
                 empty(db);
@@ -117,6 +114,13 @@ class DrainBenchIT {
             } finally {
                 ServiceLogs.printProblems(cluster.replicas());
             }
+        }
+    }
+
+    private static void checkRanOnce(Connection db, int tasks) throws SQLException {
+        long ranOnce = Rows.count(db, "select count(*) from tasks where status = 'SUCCEEDED' and attempt = 1");
+        if (ranOnce != tasks || Rows.count(db, "select count(*) from tasks") != tasks) {
+            fail(tasks + " tasks should each have SUCCEEDED in one attempt; status/attempt/enqueues: " + outcomes(db));
         }
     }
 

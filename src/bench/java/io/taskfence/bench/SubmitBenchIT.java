@@ -33,6 +33,10 @@ import io.taskfence.testing.RedisKeySpace;
  * ({@code submit.trivial}), and 1,000 noop tasks a request to {@code POST /api/v1/tasks/batch}, in tasks a second
  * ({@code submit.bulk}). Workers and
  * dispatch are off, so that only the API and its INSERT are measured, not the tasks running beside them.
+ *
+ * <p>Single submissions first load the replica from its first request, as a deploy's first minute would: wrk in
+ * back-to-back windows of 5 s ({@code bench.submit-windows}, {@code submit.single.window.K}), which also warm it up
+ * for the steady {@code submit.single} measured after them.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SubmitBenchIT {
@@ -53,6 +57,8 @@ class SubmitBenchIT {
     /** 1,000 noop tasks a request, the most a batch may hold; {@code submit.bulk} is in tasks a second. */
     private static final Path BULK_SCRIPT = Path.of("src", "bench", "resources", "wrk", "submit-bulk-noop.lua");
     private static final long BULK_TASKS = 1000;
+    /** The curve's resolution: short enough to show the first seconds, long enough for wrk's figure to hold. */
+    private static final Duration WINDOW = Duration.ofSeconds(5);
 
     private static final PostgresSchema SCHEMA = new PostgresSchema();
     private static final RedisKeySpace KEYS = new RedisKeySpace();
@@ -91,7 +97,16 @@ class SubmitBenchIT {
     @Test
     @Order(1)
     void singleTaskSubmissions() throws Exception {
-        Wrk.run(replica.uri("/api/v1/tasks"), warmUp(), SUBMIT_SCRIPT, AUTHORIZATION);
+        for (int window = 1; window <= BenchResults.submitWindows(); window++) {
+            Wrk.Report run = Wrk.run(replica.uri("/api/v1/tasks"), WINDOW, SUBMIT_SCRIPT, AUTHORIZATION);
+            if (run.errorAnswers() > 0) {
+                fail(run.errorAnswers() + " submissions were answered 4xx or 5xx in window " + window + " (see "
+                        + replica.log() + "):\n" + run.output());
+            }
+            System.out.printf(Locale.ROOT, "[bench] submit window %d (%d-%d s after ready): %.0f requests/s%n", window,
+                    (window - 1) * WINDOW.toSeconds(), window * WINDOW.toSeconds(), run.requestsPerSecond());
+            BenchResults.record("submit.single.window." + window, run.requestsPerSecond());
+        }
         try (Connection db = DriverManager.getConnection(databaseUrl, PostgresSchema.USER, "")) {
             long before = settledTaskCount(db);
             Wrk.Report run = Wrk.run(replica.uri("/api/v1/tasks"), BenchResults.runTime(), SUBMIT_SCRIPT, AUTHORIZATION);

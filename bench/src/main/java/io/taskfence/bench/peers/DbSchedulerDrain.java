@@ -140,7 +140,7 @@ final class DbSchedulerDrain {
 
     private static void createTable(Connection connection) throws SQLException {
         try (Statement statement = connection.createStatement()) {
-            statement.execute("drop table if exists scheduled_tasks"); // a warm-up run's
+            statement.execute("drop table if exists scheduled_tasks"); // the previous drain's
             statement.execute(SCHEMA);
         }
     }

@@ -8,8 +8,9 @@ import java.util.List;
  * The peers Taskfence's benchmarks are compared with, run by {@code scripts/dev.sh bench}:
  * <ul>
  *   <li>{@code drain.dbscheduler}: N pre-loaded no-op executions drained by db-scheduler 16.12, lock-and-fetch,
- *       3 instances × 8 threads (tasks/s), against Taskfence's {@code drain.taskfence};
- *       {@code drain.dbscheduler.cold} the same, the first drain of the JVM, against {@code drain.taskfence.cold};</li>
+ *       3 instances × 8 threads (tasks/s), again and again until two drains in a row are within 5 % (DrainCurve),
+ *       against Taskfence's {@code drain.taskfence}; {@code drain.dbscheduler.cold} the first drain of the JVM,
+ *       {@code .after4} the 5th, against Taskfence's likewise;</li>
  *   <li>{@code lock.redisson.T}, T = 1, 8, 64: Redisson {@code RLock} acquire + release pairs/s, against
  *       Taskfence's {@code lock.taskfence.T}.</li>
  * </ul>
@@ -74,23 +75,19 @@ public final class Peers {
                 options.tasks(), DbSchedulerDrain.INSTANCES, DbSchedulerDrain.THREADS);
         try (Cleanup cleanup = new Cleanup()) {
             BenchDatabase database = cleanup.add("drop database " + BenchDatabase.NAME, BenchDatabase.create());
-            // The first drain in this fresh JVM is the cold one (what a deploy sees), timed on its own. Then as
-            // many drains as Taskfence's replicas make before they are timed warm: the JIT's warm-up is not what
-            // the warm figure measures.
-            DbSchedulerDrain.Result cold = new DbSchedulerDrain(database).run(options.tasks());
-            results.record("drain.dbscheduler.cold", cold.tasksPerSecond());
-            for (int warmUp = 1; warmUp < options.warmUps(); warmUp++) {
-                new DbSchedulerDrain(database).run(options.tasks());
-            }
-            DbSchedulerDrain.Result drain = new DbSchedulerDrain(database).run(options.tasks());
-            System.out.printf("[peers] db-scheduler drained %d executions in %.3f s%n",
-                    drain.tasks(), drain.drainTime().toNanos() / 1e9);
-            if (drain.handled() > drain.tasks()) {
-                // db-scheduler may, rarely, run an execution twice; the figure stands, the duplicate is reported
-                System.out.printf("[peers] WARNING: db-scheduler ran the handler %d times for %d executions"
-                        + " (%d duplicate runs)%n", drain.handled(), drain.tasks(), drain.handled() - drain.tasks());
-            }
-            results.record("drain.dbscheduler", drain.tasksPerSecond());
+            // The first drain in this fresh JVM is the cold one (what a deploy sees); then drains of the same size
+            // until two in a row agree, as Taskfence's replicas drain: the JIT's warm-up is not the steady figure.
+            DrainCurve curve = new DrainCurve("dbscheduler", options.tasks(), options.maxDrains());
+            do {
+                DbSchedulerDrain.Result drain = new DbSchedulerDrain(database).run(options.tasks());
+                if (drain.handled() > drain.tasks()) {
+                    // db-scheduler may, rarely, run an execution twice; the figure stands, the duplicate is reported
+                    System.out.printf("[peers] WARNING: db-scheduler ran the handler %d times for %d executions"
+                            + " (%d duplicate runs)%n", drain.handled(), drain.tasks(), drain.handled() - drain.tasks());
+                }
+                curve.add(drain.drainTime().toNanos() / 1e9);
+            } while (!curve.done());
+            curve.record(results::record);
             // A larger warm drain (Taskfence's DrainBenchIT drains as many): what a backlog five times the size costs.
             DbSchedulerDrain.Result large = new DbSchedulerDrain(database).run(LARGE_DRAIN * options.tasks());
             System.out.printf("[peers] db-scheduler drained %d executions in %.3f s%n",
