@@ -79,6 +79,14 @@ public final class SubmissionChecks {
     }
 
     /**
+     * Whether {@link #typeAndPayload} can check a task of {@code type} from memory alone, without waiting for
+     * PostgreSQL (a type this replica has not seen is looked up there): what lets a submission be checked on an event loop.
+     */
+    public boolean checkableFromMemory(String type) {
+        return type != null && types.knownHere(type);
+    }
+
+    /**
      * The checks of a task's type and payload, for a submission and a schedule alike: the payload is an object
      * PostgreSQL can store as sent, of 64 KiB at most, the type has a handler, and the handler can run it for
      * {@code owner} (an API key's name; null for none).

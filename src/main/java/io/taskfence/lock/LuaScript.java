@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
@@ -42,6 +44,12 @@ public record LuaScript(String resource, String source, String sha1) {
             }
             return redis.execute("EVAL", arguments(source, keys, args));
         }
+    }
+
+    /** As {@link #run(RedisDataSource, List, String...)}, without holding the calling thread (an event loop's, say). */
+    public Uni<Response> run(ReactiveRedisDataSource redis, List<String> keys, String... args) {
+        return redis.execute("EVALSHA", arguments(sha1, keys, args)).onFailure(LuaScript::isNoScript)
+                .recoverWithUni(() -> redis.execute("EVAL", arguments(source, keys, args)));
     }
 
     private static boolean isNoScript(Throwable e) {

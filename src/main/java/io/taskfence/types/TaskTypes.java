@@ -44,6 +44,11 @@ public class TaskTypes {
         return handled.contains(type) || remote.contains(type);
     }
 
+    /** Whether {@code type} is registered by what this replica knows now: no read of PostgreSQL, unlike {@link #registered}. */
+    public boolean knownHere(String type) {
+        return handled.contains(type) || remote.names().contains(type);
+    }
+
     /** The registered types, by name: the handlers' and the remote ones, which an admin may declare at any time. */
     public Set<String> names() {
         Set<String> all = new TreeSet<>(handled);

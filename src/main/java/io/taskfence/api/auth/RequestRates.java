@@ -1,5 +1,6 @@
 package io.taskfence.api.auth;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,13 +9,17 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.runtime.BlockingOperationControl;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.lock.LuaScript;
+import io.smallrye.mutiny.Uni;
 import io.taskfence.types.Rate;
 import io.vertx.mutiny.redis.client.Response;
 
@@ -34,27 +39,49 @@ public class RequestRates {
 
     private final LuaScript take = LuaScript.load("ratelimit/take.lua");
     private final RedisDataSource redis;
+    private final ReactiveRedisDataSource reactiveRedis;
+    private final Duration redisTimeout;
     private final SecurityIdentity identity;
     private final String prefix;
     private final Map<String, Rate> rates = new HashMap<>();
     private final Optional<Rate> otherwise;
     private final AtomicLong lastWarned = new AtomicLong();
 
-    RequestRates(RedisDataSource redis, SecurityIdentity identity, TaskfenceConfig config) {
+    RequestRates(RedisDataSource redis, ReactiveRedisDataSource reactiveRedis, SecurityIdentity identity,
+            TaskfenceConfig config, @ConfigProperty(name = "quarkus.redis.timeout", defaultValue = "10s") Duration redisTimeout) {
         this.redis = redis;
+        this.reactiveRedis = reactiveRedis;
+        this.redisTimeout = redisTimeout;
         this.identity = identity;
         this.prefix = config.keyPrefix() + ":rate:";
         config.auth().keys().forEach((name, key) -> key.rate().ifPresent(rate -> rates.put(name, Rate.parse(rate))));
         this.otherwise = config.auth().rate().map(Rate::parse);
     }
 
-    /** Every API request of a key with a rate takes a token, on the thread its resource method will run on. */
+    /**
+     * Every API request of a key with a rate takes a token before its resource method runs: on a worker thread as a
+     * blocking call; on an event loop (a single submission's) without holding it while Redis answers.
+     */
     @ServerRequestFilter
-    void takeOnePerRequest() {
+    Uni<Void> takeOnePerRequest() {
         String key = KeyOwner.of(identity).name();
-        if (key != null) {
-            take(key, 1);
+        Optional<Rate> rate = key == null ? Optional.empty() : rateOf(key);
+        if (rate.isEmpty()) {
+            return Uni.createFrom().voidItem();
         }
+        if (BlockingOperationControl.isBlockingAllowed()) {
+            take(key, 1);
+            return Uni.createFrom().voidItem();
+        }
+        return take.run(reactiveRedis, List.of(prefix + key), arguments(rate.get(), 1))
+                .ifNoItem().after(redisTimeout).fail()
+                .onItemOrFailure().invoke((reply, unreachable) -> {
+                    if (unreachable != null) {
+                        warnUnenforced(unreachable);
+                    } else {
+                        refuseIfOver(reply, key, rate.get(), 1, 0);
+                    }
+                }).onFailure(failure -> !(failure instanceof RequestRateExceeded)).recoverWithNull().replaceWithVoid();
     }
 
     /**
@@ -90,27 +117,40 @@ public class RequestRates {
         }
         Response reply;
         try {
-            reply = take.run(redis, List.of(prefix + key), Integer.toString(rate.get().starts()),
-                    Long.toString(rate.get().window().toMillis()), Integer.toString(tokens));
+            reply = take.run(redis, List.of(prefix + key), arguments(rate.get(), tokens));
         } catch (RuntimeException unreachable) {
-            long now = System.currentTimeMillis();
-            long last = lastWarned.get();
-            if (now - last >= WARN_EVERY_MILLIS && lastWarned.compareAndSet(last, now)) {
-                LOG.warnf("request rates are not enforced while Redis cannot be reached (%s); requests go through",
-                        unreachable.toString());
-            }
+            warnUnenforced(unreachable);
             return;
         }
+        refuseIfOver(reply, key, rate.get(), tokens, alsoNeeded);
+    }
+
+    private static String[] arguments(Rate rate, int tokens) {
+        return new String[] { Integer.toString(rate.starts()), Long.toString(rate.window().toMillis()),
+                Integer.toString(tokens) };
+    }
+
+    /** Throws {@link RequestRateExceeded} if take.lua's {@code reply} refused the tokens. */
+    private static void refuseIfOver(Response reply, String key, Rate rate, int tokens, int alsoNeeded) {
         if (reply.get(0).toInteger() != 1) {
             long waitMillis = reply.get(1).toLong();
             if (waitMillis < 0) {
                 throw new RequestRateExceeded("a request of " + tokens + " tokens is more than API key '" + key
-                        + "' may make at once (its rate is " + rate.get() + ")", 0);
+                        + "' may make at once (its rate is " + rate + ")", 0);
             }
-            waitMillis += alsoNeeded * rate.get().window().toMillis() / rate.get().starts();
-            throw new RequestRateExceeded("API key '" + key + "' may make " + rate.get() + " requests (a batch counts "
+            waitMillis += alsoNeeded * rate.window().toMillis() / rate.starts();
+            throw new RequestRateExceeded("API key '" + key + "' may make " + rate + " requests (a batch counts "
                     + "its tasks); this one would exceed that, so it was not handled. Try again after Retry-After",
                     (int) Math.max(1, (waitMillis + 999) / 1000));
+        }
+    }
+
+    private void warnUnenforced(Throwable unreachable) {
+        long now = System.currentTimeMillis();
+        long last = lastWarned.get();
+        if (now - last >= WARN_EVERY_MILLIS && lastWarned.compareAndSet(last, now)) {
+            LOG.warnf("request rates are not enforced while Redis cannot be reached (%s); requests go through",
+                    unreachable.toString());
         }
     }
 

@@ -13,14 +13,20 @@ import jakarta.ws.rs.core.Response.Status;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.api.SubmissionChecks;
 import io.taskfence.api.problem.Problem;
 import io.taskfence.api.problem.ProblemException;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.handlers.TaskHandlers;
-import io.taskfence.tracing.TaskTraces;
+import io.taskfence.task.submit.GroupedSubmissions;
 import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.submit.outcome.Submission;
+import io.taskfence.tracing.TaskTraces;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 
 /**
  * A submission's request made into the task to store (DESIGN.md, "REST API", "Submission"): its checks, in their
@@ -44,10 +50,12 @@ final class NewTasks {
     private final TaskfenceConfig config;
     private final Validator validator;
     private final TaskTraces traces;
+    private final GroupedSubmissions grouped;
 
     NewTasks(SubmissionChecks checks, TaskHandlers handlers, TaskfenceConfig config, Validator validator,
-            TaskTraces traces) {
+            TaskTraces traces, GroupedSubmissions grouped) {
         this.checks = checks;
+        this.grouped = grouped;
         this.traces = traces;
         this.handlers = handlers;
         this.config = config;
@@ -98,6 +106,22 @@ final class NewTasks {
             Problem problem = refused.problem();
             throw problem.field() == null ? refused : new ProblemException(problem.withField(at + "." + problem.field()));
         }
+    }
+
+    /**
+     * A single submission checked ({@link #newTask(SubmitRequest, String, String)}) and stored in the next group's
+     * commit, with no thread waiting meanwhile: checked on the request's event loop when that needs nothing but
+     * memory, else on a worker (a type this replica has not seen is looked up in PostgreSQL); answered on the
+     * request's event loop once committed, not on the group's writer, which every submission waits for.
+     */
+    Uni<Submission> stored(SubmitRequest body, String idempotencyKey, String owner) {
+        Context request = Vertx.currentContext();
+        Uni<NewTask> task = checks.checkableFromMemory(body.type())
+                ? Uni.createFrom().item(newTask(body, idempotencyKey, owner))
+                : Uni.createFrom().item(() -> newTask(body, idempotencyKey, owner))
+                        .runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
+        Uni<Submission> stored = task.chain(checked -> Uni.createFrom().completionStage(grouped.submitLater(checked)));
+        return request == null ? stored : stored.emitOn(answer -> request.runOnContext(ignored -> answer.run()));
     }
 
     /**

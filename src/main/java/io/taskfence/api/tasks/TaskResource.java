@@ -26,6 +26,7 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response.Status;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriBuilder;
 import jakarta.ws.rs.core.UriInfo;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -63,9 +64,7 @@ import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskScope;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.batch.Batches;
-import io.taskfence.task.submit.GroupedSubmissions;
 import io.taskfence.task.submit.Retries;
-import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.transition.OperatorControls;
 
 /**
@@ -81,7 +80,6 @@ public class TaskResource {
     private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     private static final String ID = "the task's id";
 
-    private final GroupedSubmissions grouped;
     private final BulkSubmissions bulk;
     private final OperatorControls controls;
     private final Retries retries;
@@ -97,7 +95,7 @@ public class TaskResource {
     private final HeldPerKey held;
     private final int countCap;
 
-    TaskResource(GroupedSubmissions grouped, BulkSubmissions bulk, OperatorControls controls, Retries retries,
+    TaskResource(BulkSubmissions bulk, OperatorControls controls, Retries retries,
             TaskQueries queries, NewTasks newTasks, Event<TasksBecameDue> due, Event<TaskCancelled> cancels,
             TaskHistory history, SecurityIdentity identity, TaskEndWaits ends, Batches batchViews, Searches searches,
             HeldPerKey held, TaskfenceConfig config) {
@@ -106,7 +104,6 @@ public class TaskResource {
         this.countCap = config.api().countCap();
         this.ends = ends;
         this.batchViews = batchViews;
-        this.grouped = grouped;
         this.bulk = bulk;
         this.controls = controls;
         this.retries = retries;
@@ -133,7 +130,7 @@ public class TaskResource {
                     schema = @Schema(type = SchemaType.STRING, format = "uri")),
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = Task.class)))
-    public Response submit(@NotNull(message = NewTasks.NOT_A_TASK) @Valid SubmitRequest body,
+    public Uni<Response> submit(@NotNull(message = NewTasks.NOT_A_TASK) @Valid SubmitRequest body,
             @Parameter(description = "makes sending the request again safe: the same key with the same type, payload "
                     + "and concurrencyKey answers 200 with the task it made, with another 422")
             @HeaderParam(IDEMPOTENCY_KEY) @Pattern(regexp = NewTasks.IDEMPOTENCY_KEY,
@@ -143,13 +140,16 @@ public class TaskResource {
         if (idempotencyKey == null && headers.getHeaderString(IDEMPOTENCY_KEY) != null) {
             throw Problems.invalid("header", IDEMPOTENCY_KEY, NewTasks.IDEMPOTENCY_KEY_RULE);
         }
-        Submission submission = grouped.submit(newTasks.newTask(body, idempotencyKey, caller().name()));
-        Task task = submission.task();
-        if (submission.created()) {
-            due.fire(new TasksBecameDue());
-        }
-        URI location = uri.getBaseUriBuilder().path(TaskResource.class).path(task.id().toString()).build();
-        return Response.status(submission.created() ? Status.CREATED : Status.OK).location(location).entity(task).build();
+        URI base = uri.getBaseUri();
+        return newTasks.stored(body, idempotencyKey, caller().name()).map(submission -> {
+            Task task = submission.task();
+            if (submission.created()) {
+                due.fire(new TasksBecameDue());
+            }
+            URI location = UriBuilder.fromUri(base).path(TaskResource.class).path(task.id().toString()).build();
+            return Response.status(submission.created() ? Status.CREATED : Status.OK).location(location).entity(task)
+                    .build();
+        });
     }
 
     /**

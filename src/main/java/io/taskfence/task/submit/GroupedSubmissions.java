@@ -53,12 +53,8 @@ public class GroupedSubmissions {
      * @throws TaskStoreException if PostgreSQL failed; this task was not stored, unless the failure's outcome is unknown
      */
     public Submission submit(NewTask task) {
-        Waiting submission = new Waiting(task, new CompletableFuture<>());
-        if (!groups.add(submission)) {
-            throw new IllegalStateException("the service is stopping");
-        }
         try {
-            return submission.stored().get();
+            return submitLater(task).get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException failure) {
                 throw failure;
@@ -68,6 +64,18 @@ public class GroupedSubmissions {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while the submission was being stored", e);
         }
+    }
+
+    /**
+     * As {@link #submit}, without a thread waiting: the future completes on the writer's thread once the group
+     * committed, or fails with one of {@link #submit}'s exceptions. Whoever waits on it does its work elsewhere.
+     */
+    public CompletableFuture<Submission> submitLater(NewTask task) {
+        Waiting submission = new Waiting(task, new CompletableFuture<>());
+        if (!groups.add(submission)) {
+            return CompletableFuture.failedFuture(new IllegalStateException("the service is stopping"));
+        }
+        return submission.stored();
     }
 
     private void write(List<Waiting> group) {
