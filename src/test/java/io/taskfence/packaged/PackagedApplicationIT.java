@@ -6,9 +6,15 @@ import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
+import io.restassured.path.json.JsonPath;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.ManagementPort;
 import io.taskfence.testing.PostgresSchema;
@@ -24,6 +31,11 @@ import io.taskfence.testing.RedisKeySpace;
 /**
  * The packaged artifact as built (the JVM jar here; the native binary when built with {@code -Dnative}),
  * in the prod profile with dispatch and workers on, against the real local Redis and PostgreSQL.
+ *
+ * <p>It is also the training run of the JVM's AOT cache: {@code scripts/dev.sh run} and {@code replicas} build with
+ * the Maven profile {@code aot} ({@code quarkus.package.jar.aot.enabled}), and Quarkus records the jar while these
+ * tests run against it, so the cache holds the classes and method profiles of what they do (docs/performance.md,
+ * "Start-up: the AOT cache").
  */
 @QuarkusIntegrationTest
 @WithTestResource(RedisKeySpace.class)
@@ -87,5 +99,56 @@ class PackagedApplicationIT {
                 .body("detail", containsString("no-such-type"));
         given().contentType("application/json").body("{\"type\":\"noop\",\"payload\":{}}").post("/api/v1/tasks")
                 .then().statusCode(401).contentType("application/problem+json");
+    }
+
+    /**
+     * The paths a replica runs all day, walked {@code aot.training.rounds} times (once in the test command, ten
+     * times in the AOT cache's training run, Maven profile {@code aot}): a batch of 1,000 noop tasks with a then
+     * task and 50 single submissions, which dispatch enqueues and the workers claim and complete; then the reads of
+     * the dashboard and of clients (the batch's counts, the listing's pages, a task and its history, the stats) and
+     * the probes.
+     */
+    @Test
+    void batchesAndSingleTasksAllSucceedAndTheReadsShowThem() {
+        int rounds = Integer.getInteger("aot.training.rounds", 1);
+        for (int round = 0; round < rounds; round++) {
+            String items = IntStream.range(0, 1000)
+                    .mapToObj(i -> "{\"type\":\"noop\",\"payload\":{\"item\":" + i + "}}")
+                    .collect(Collectors.joining(","));
+            JsonPath batch = given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                    .body("{\"tasks\":[" + items + "],\"then\":{\"type\":\"noop\",\"payload\":{}}}")
+                    .post("/api/v1/tasks/batch").then().statusCode(200).body("created", equalTo(1000))
+                    .extract().jsonPath();
+            List<String> singles = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                singles.add(given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                        .body("{\"type\":\"noop\",\"payload\":{\"single\":" + i + "}}").post("/api/v1/tasks")
+                        .then().statusCode(201).extract().path("id"));
+            }
+            String thenTask = batch.getString("batch.thenTaskId");
+            given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + thenTask + "?wait=60s").then()
+                    .statusCode(200).body("status", equalTo("SUCCEEDED"));
+            given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/batches/" + batch.getString("batch.id"))
+                    .then().statusCode(200).body("status", equalTo("COMPLETE")).body("succeeded", equalTo(1000));
+            for (String id : singles) {
+                given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + id + "?wait=30s").then()
+                        .statusCode(200).body("status", equalTo("SUCCEEDED"));
+                given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/tasks/" + id + "/events").then()
+                        .statusCode(200);
+            }
+            int listed = 0;
+            String after = null;
+            do {
+                JsonPath page = given().auth().oauth2(ApiKeysForTests.ADMIN_KEY)
+                        .queryParam("batch", batch.getString("batch.id")).queryParam("limit", 100)
+                        .queryParams(after == null ? Map.of() : Map.of("after", after))
+                        .get("/api/v1/tasks").then().statusCode(200).extract().jsonPath();
+                listed += page.getList("items").size();
+                after = page.getString("next");
+            } while (after != null);
+            assertEquals(1000, listed, "the batch's items, listed page by page");
+            given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).get("/api/v1/stats").then().statusCode(200);
+            given().get(management.resolve("/q/health/ready")).then().statusCode(200);
+        }
     }
 }
