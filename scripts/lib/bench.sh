@@ -52,13 +52,23 @@ bench_table() {
 # is the latency benchmark's (rounds of 100 submissions); SUBMIT_WINDOWS the 5 s windows of REST submit's curve.
 run_bench() {
   local tasks=$1 warm_ups=$2 seconds=$3 max_drains=$4 submit_windows=$5
+  local as_shipped=()
   rm -f target/bench/results.tsv
+  # The service as scripts/dev.sh run ships it: packaged with the JDK's AOT cache (JDK 25+), which the replicas start
+  # with; the bench's own build then leaves that jar as it is. BENCH_AOT=off measures the plain jar.
+  if [ "${BENCH_AOT:-on}" != off ]; then
+    build_service
+    if [ -f target/quarkus-app/app.aot ] && [ "$(java_major "$JAVA_HOME")" -ge 25 ]; then
+      as_shipped=(-Dquarkus.build.skip=true -Dbench.aot-cache=target/quarkus-app/app.aot)
+    fi
+  fi
+  if [ ${#as_shipped[@]} -gt 0 ]; then log "Taskfence's replicas start with the AOT cache"; else log "Taskfence's replicas start without an AOT cache"; fi
   # BENCH_JVM_OPTIONS reaches every JVM of both sides: the replicas, the JVM of the lock benchmark, the peers' JVM.
   if [ -n "${BENCH_JVM_OPTIONS:-}" ]; then export JAVA_TOOL_OPTIONS="$BENCH_JVM_OPTIONS"; fi
   ./mvnw -B -q -Pbench verify -Dtest='io.taskfence.bench.*Bench' -Dit.test='io.taskfence.bench.*BenchIT' \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
     -Dbench.tasks="$tasks" -Dbench.warm-ups="$warm_ups" -Dbench.seconds="$seconds" -Dbench.jfr="${BENCH_JFR:-}" \
-    -Dbench.max-drains="$max_drains" -Dbench.submit-windows="$submit_windows"
+    -Dbench.max-drains="$max_drains" -Dbench.submit-windows="$submit_windows" "${as_shipped[@]}"
   run_peers "$tasks" "$warm_ups" "$seconds" "$max_drains"
   bench_table "$tasks"
 }

@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -58,9 +59,15 @@ public final class PackagedService implements AutoCloseable {
         while (managementPort == port) {
             managementPort = freePort();
         }
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-jar", JAR.toAbsolutePath().toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile());
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m"));
+        // The benchmarks run the service as shipped: with the JDK's AOT cache its build recorded (scripts/lib/bench.sh).
+        String aotCache = System.getProperty("bench.aot-cache", "");
+        if (!aotCache.isBlank()) {
+            command.add("-XX:AOTCache=" + Path.of(aotCache).toAbsolutePath());
+        }
+        command.addAll(List.of("-jar", JAR.toAbsolutePath().toString()));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(environment);
         builder.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
         builder.environment().put("QUARKUS_MANAGEMENT_PORT", Integer.toString(managementPort));
