@@ -58,7 +58,7 @@ run_bench() {
   # with; the bench's own build then leaves that jar as it is. BENCH_AOT=off measures the plain jar.
   if [ "${BENCH_AOT:-on}" != off ]; then
     build_service
-    if [ -f target/quarkus-app/app.aot ] && [ "$(java_major "$JAVA_HOME")" -ge 25 ]; then
+    if [ -f target/quarkus-app/app.aot ] && [ "$(java_major "$JAVA_HOME")" -ge 25 ] 2>/dev/null; then
       as_shipped=(-Dquarkus.build.skip=true -Dbench.aot-cache=target/quarkus-app/app.aot)
     fi
   fi

@@ -40,7 +40,7 @@ trial_key() { # a local trial needs API keys the prod profile accepts: make them
 # jar with this environment: without the TASKFENCE_ and QUARKUS_ variables of a local trial (demo types, keys,
 # ports), which would change what it checks.
 build_service() {
-  if [ "${TASKFENCE_AOT:-on}" != off ] && [ "$(java_major "$JAVA_HOME")" -ge 25 ]; then
+  if [ "${TASKFENCE_AOT:-on}" != off ] && [ "$(java_major "$JAVA_HOME")" -ge 25 ] 2>/dev/null; then
     local unset=()
     mapfile -t unset < <(env | sed -n 's/^\(\(TASKFENCE\|QUARKUS\)_[A-Za-z0-9_]*\)=.*/-u\n\1/p')
     if env "${unset[@]}" ./mvnw -B -q -Paot verify; then
@@ -54,7 +54,7 @@ build_service() {
 # The cache's option, when the build left one. A cache made by another JDK build or for other jars costs an
 # [error][aot] line at start and nothing else: the JVM starts without it (AOTMode=auto, the default).
 aot_cache() {
-  if [ -f target/quarkus-app/app.aot ] && [ "$(java_major "$JAVA_HOME")" -ge 25 ]; then
+  if [ -f target/quarkus-app/app.aot ] && [ "$(java_major "$JAVA_HOME")" -ge 25 ] 2>/dev/null; then
     echo "-XX:AOTCache=target/quarkus-app/app.aot"
   fi
 }

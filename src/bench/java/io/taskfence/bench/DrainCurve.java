@@ -57,7 +57,8 @@ final class DrainCurve {
      * {@code drain.SIDE.curve.K} for each drain, {@code .cold} (the first), {@code .after4} (the 5th, if it ran),
      * {@code drain.SIDE} the steady rate: the mean of the last two drains, a converged pair (two drains halve the
      * noise of one), {@code .drains} how many ran, and {@code .converge_tasks} the tasks drained until the rate
-     * settled for good (up to the first drain of the unbroken run of close pairs that ends the curve), if it did.
+     * settled for good: through the second drain of the first pair of the unbroken run of close pairs that ends the
+     * curve, if it ends so.
      */
     void record(ObjDoubleConsumer<String> results) {
         String key = "drain." + side;

@@ -26,6 +26,7 @@ import jakarta.interceptor.Interceptor;
 import org.jboss.logging.Logger;
 
 import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.runtime.BlockingOperationControl;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.Startup;
 import io.quarkus.runtime.StartupEvent;
@@ -130,6 +131,9 @@ public class RemoteTypes {
         }
         if (handled.contains(type) || !TaskHandlers.TYPE.matcher(type).matches()) {
             return false;
+        }
+        if (!BlockingOperationControl.isBlockingAllowed()) {
+            return false; // an event loop answers from what it knows; the submission checked there knew the type
         }
         reread();
         return names.contains(type);

@@ -6,9 +6,14 @@ import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,8 +23,12 @@ import javax.sql.DataSource;
 
 import jakarta.inject.Inject;
 
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.taskfence.task.Sql;
@@ -32,6 +41,7 @@ import io.taskfence.testing.TestServers;
  */
 @QuarkusTest
 @TestServers
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RequestRateTest {
 
     private static final String TASK = "{\"type\":\"noop\",\"payload\":{}}";
@@ -39,7 +49,11 @@ class RequestRateTest {
     @Inject
     DataSource db;
 
+    @TestHTTPResource("/api/v1/tasks")
+    URI tasks;
+
     @Test
+    @Order(1)
     void requestsAtOnceGetExactlyTheBucketAndTheRestAre429WithRetryAfter() throws Exception {
         int callers = 16;
         ExecutorService pool = Executors.newFixedThreadPool(callers);
@@ -76,6 +90,35 @@ class RequestRateTest {
         }
         given().auth().oauth2(ApiKeysForTests.RATED_KEY).get("/api/v1/tasks").then().statusCode(429);
         given().auth().oauth2(ApiKeysForTests.OTHER_SUBMIT_KEY).get("/api/v1/tasks").then().statusCode(200);
+    }
+
+    /**
+     * More single submissions at once than the replica's Redis pool holds connections and queue places for (16 + 64
+     * in application.properties): those it cannot count are refused with a 429 too, never let through uncounted.
+     */
+    @Test
+    @Order(2)
+    void aBurstLargerThanTheRedisPoolIsStillHeldToTheBucket() {
+        long before = Sql.count(db, "select count(*) from tasks where owner = ?", ApiKeysForTests.RATED_KEY_NAME);
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpRequest submit = HttpRequest.newBuilder(tasks).header("Authorization", "Bearer " + ApiKeysForTests.RATED_KEY)
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(TASK)).build();
+        List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            answers.add(http.sendAsync(submit, HttpResponse.BodyHandlers.ofString()));
+        }
+        int created = 0;
+        for (CompletableFuture<HttpResponse<String>> answer : answers) {
+            HttpResponse<String> reply = answer.join();
+            if (reply.statusCode() == 201) {
+                created++;
+            } else {
+                assertEquals(429, reply.statusCode(), reply.body());
+            }
+        }
+        assertTrue(created <= 5, created + " of 400 submissions went through a bucket of 5 tokens");
+        assertEquals(created, Sql.count(db, "select count(*) from tasks where owner = ?", ApiKeysForTests.RATED_KEY_NAME)
+                - before, "tasks stored by the burst");
     }
 
     @Test

@@ -64,7 +64,8 @@ public final class PackagedService implements AutoCloseable {
         // The benchmarks run the service as shipped: with the JDK's AOT cache its build recorded (scripts/lib/bench.sh).
         String aotCache = System.getProperty("bench.aot-cache", "");
         if (!aotCache.isBlank()) {
-            command.add("-XX:AOTCache=" + Path.of(aotCache).toAbsolutePath());
+            // AOTMode=on: a cache the JVM cannot use fails the start instead of measuring the jar without it.
+            command.addAll(List.of("-XX:AOTMode=on", "-XX:AOTCache=" + Path.of(aotCache).toAbsolutePath()));
         }
         command.addAll(List.of("-jar", JAR.toAbsolutePath().toString()));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());

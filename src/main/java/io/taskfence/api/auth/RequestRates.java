@@ -75,13 +75,15 @@ public class RequestRates {
         }
         return take.run(reactiveRedis, List.of(prefix + key), arguments(rate.get(), 1))
                 .ifNoItem().after(redisTimeout).fail()
-                .onItemOrFailure().invoke((reply, unreachable) -> {
-                    if (unreachable != null) {
-                        warnUnenforced(unreachable);
-                    } else {
-                        refuseIfOver(reply, key, rate.get(), 1, 0);
+                .onItem().invoke(reply -> refuseIfOver(reply, key, rate.get(), 1, 0))
+                .onFailure(failure -> !(failure instanceof RequestRateExceeded)).recoverWithUni(failure -> {
+                    Optional<RequestRateExceeded> busy = poolBusy(failure, key);
+                    if (busy.isPresent()) {
+                        return Uni.createFrom().failure(busy.get());
                     }
-                }).onFailure(failure -> !(failure instanceof RequestRateExceeded)).recoverWithNull().replaceWithVoid();
+                    warnUnenforced(failure);
+                    return Uni.createFrom().nullItem();
+                }).replaceWithVoid();
     }
 
     /**
@@ -119,6 +121,10 @@ public class RequestRates {
         try {
             reply = take.run(redis, List.of(prefix + key), arguments(rate.get(), tokens));
         } catch (RuntimeException unreachable) {
+            Optional<RequestRateExceeded> busy = poolBusy(unreachable, key);
+            if (busy.isPresent()) {
+                throw busy.get();
+            }
             warnUnenforced(unreachable);
             return;
         }
@@ -143,6 +149,21 @@ public class RequestRates {
                     + "its tasks); this one would exceed that, so it was not handled. Try again after Retry-After",
                     (int) Math.max(1, (waitMillis + 999) / 1000));
         }
+    }
+
+    /**
+     * The refusal when Redis answers but more of this replica's requests wait for a connection than its pool queues:
+     * a burst, which is when the limit matters most, so it is refused (429, try again in a second), not let through
+     * uncounted; empty for any other failure.
+     */
+    private static Optional<RequestRateExceeded> poolBusy(Throwable failure, String key) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause.getMessage() != null && cause.getMessage().contains("max wait queue size")) {
+                return Optional.of(new RequestRateExceeded("too many requests of API key '" + key + "' at once for its "
+                        + "rate to be counted; try again after Retry-After", 1));
+            }
+        }
+        return Optional.empty();
     }
 
     private void warnUnenforced(Throwable unreachable) {

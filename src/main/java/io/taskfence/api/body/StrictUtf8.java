@@ -1,6 +1,7 @@
 package io.taskfence.api.body;
 
 import java.io.ByteArrayInputStream;
+import java.io.DataInput;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
@@ -39,6 +40,12 @@ final class StrictUtf8 extends InputDecorator {
     public InputStream decorate(IOContext context, byte[] src, int offset, int length) {
         refuseIfMalformed(src, offset, length);
         return null;
+    }
+
+    /** Nothing the service reads comes as a DataInput; Jackson's default would refuse one outright. */
+    @Override
+    public DataInput decorate(IOContext context, DataInput input) {
+        return input;
     }
 
     /** Characters were decoded by whoever made them (a String from PostgreSQL, say): nothing to check. */

@@ -116,9 +116,10 @@ final class NewTasks {
      */
     Uni<Submission> stored(SubmitRequest body, String idempotencyKey, String owner) {
         Context request = Vertx.currentContext();
+        String traceParent = traces.current(); // the request's: a worker thread would not see it
         Uni<NewTask> task = checks.checkableFromMemory(body.type())
-                ? Uni.createFrom().item(newTask(body, idempotencyKey, owner))
-                : Uni.createFrom().item(() -> newTask(body, idempotencyKey, owner))
+                ? Uni.createFrom().item(newTask(body, idempotencyKey, owner, traceParent))
+                : Uni.createFrom().item(() -> newTask(body, idempotencyKey, owner, traceParent))
                         .runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
         Uni<Submission> stored = task.chain(checked -> Uni.createFrom().completionStage(grouped.submitLater(checked)));
         return request == null ? stored : stored.emitOn(answer -> request.runOnContext(ignored -> answer.run()));
@@ -130,6 +131,10 @@ final class NewTasks {
      * request's trace context. A refusal names the field to blame in its {@code field}.
      */
     NewTask newTask(SubmitRequest body, String idempotencyKey, String owner) {
+        return newTask(body, idempotencyKey, owner, traces.current());
+    }
+
+    private NewTask newTask(SubmitRequest body, String idempotencyKey, String owner, String traceParent) {
         checks.typeAndPayload(body.type(), body.payload(), owner);
         int priority = Optional.ofNullable(body.priority()).orElse(0);
         checks.priorityAllowed(priority, owner);
@@ -141,7 +146,7 @@ final class NewTasks {
         return new NewTask(body.type(), (ObjectNode) body.payload(),
                 Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
                 priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner).inGroup(body.concurrencyKey())
-                .tracedBy(traces.current())
+                .tracedBy(traceParent)
                 .waitingFor(body.dependsOn() == null ? NewTask.Dependencies.NONE
                         : new NewTask.Dependencies(body.dependsOn(), "run".equals(body.onDependencyFailure())))
                 .callingBack(callback(body.callback(), owner));
