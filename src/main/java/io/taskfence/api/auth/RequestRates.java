@@ -17,9 +17,9 @@ import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.runtime.BlockingOperationControl;
 import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.mutiny.Uni;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.lock.LuaScript;
-import io.smallrye.mutiny.Uni;
 import io.taskfence.types.Rate;
 import io.vertx.mutiny.redis.client.Response;
 
@@ -48,7 +48,8 @@ public class RequestRates {
     private final AtomicLong lastWarned = new AtomicLong();
 
     RequestRates(RedisDataSource redis, ReactiveRedisDataSource reactiveRedis, SecurityIdentity identity,
-            TaskfenceConfig config, @ConfigProperty(name = "quarkus.redis.timeout", defaultValue = "10s") Duration redisTimeout) {
+            TaskfenceConfig config,
+            @ConfigProperty(name = "quarkus.redis.timeout", defaultValue = "10s") Duration redisTimeout) {
         this.redis = redis;
         this.reactiveRedis = reactiveRedis;
         this.redisTimeout = redisTimeout;
