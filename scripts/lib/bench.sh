@@ -68,7 +68,8 @@ run_bench() {
   ./mvnw -B -q -Pbench verify -Dtest='io.taskfence.bench.*Bench' -Dit.test='io.taskfence.bench.*BenchIT' \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
     -Dbench.tasks="$tasks" -Dbench.warm-ups="$warm_ups" -Dbench.seconds="$seconds" -Dbench.jfr="${BENCH_JFR:-}" \
-    -Dbench.max-drains="$max_drains" -Dbench.submit-windows="$submit_windows" -Dfailsafe.forks=1 "${as_shipped[@]}"
+    -Dbench.max-drains="$max_drains" -Dbench.submit-windows="$submit_windows" -Dfailsafe.forks=1 "${as_shipped[@]}" \
+    -Dbench.replica-jvm-options="${BENCH_REPLICA_JVM_OPTIONS:-}"
   run_peers "$tasks" "$warm_ups" "$seconds" "$max_drains"
   bench_table "$tasks"
 }

@@ -67,6 +67,11 @@ public final class PackagedService implements AutoCloseable {
             // AOTMode=on: a cache the JVM cannot use fails the start instead of measuring the jar without it.
             command.addAll(List.of("-XX:AOTMode=on", "-XX:AOTCache=" + Path.of(aotCache).toAbsolutePath()));
         }
+        // Options for Taskfence's replicas alone (BENCH_REPLICA_JVM_OPTIONS), where BENCH_JVM_OPTIONS reaches the peers too.
+        String replicaOptions = System.getProperty("bench.replica-jvm-options", "").strip();
+        if (!replicaOptions.isEmpty()) {
+            command.addAll(List.of(replicaOptions.split("\\s+")));
+        }
         command.addAll(List.of("-jar", JAR.toAbsolutePath().toString()));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(environment);
