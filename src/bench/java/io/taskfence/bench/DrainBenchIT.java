@@ -22,6 +22,7 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.awaitility.core.TerminalFailureException;
 import org.junit.jupiter.api.Test;
 
+import io.taskfence.bench.curve.DrainCurve;
 import io.taskfence.testing.PackagedService;
 import io.taskfence.testing.ReplicaCluster;
 

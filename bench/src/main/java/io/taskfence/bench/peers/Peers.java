@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.taskfence.bench.curve.DrainCurve;
+
 /**
  * The peers Taskfence's benchmarks are compared with, run by {@code scripts/dev.sh bench}:
  * <ul>

@@ -1,4 +1,4 @@
-package io.taskfence.bench;
+package io.taskfence.bench.curve;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,9 +9,10 @@ import java.util.function.ObjDoubleConsumer;
  * The rates of drains of the same size, one after the other on the same JVMs, from the first (cold) one until two in
  * a row are within 5 % of each other (and at least five have run, so that every run has an after-4 figure), or
  * {@code maxDrains} have run: how a deploy's throughput climbs while the
- * JIT compiles, and where it settles. The peers' run (bench/) has the same class, so both sides stop by one rule.
+ * JIT compiles, and where it settles. Taskfence's DrainBenchIT (src/bench) and the peers' run (bench/) both compile
+ * this one file (bench/src/shared), so both sides stop by one rule.
  */
-final class DrainCurve {
+public final class DrainCurve {
 
     /** Two drains in a row differing by at most this share of the faster one have converged. */
     static final double TOLERANCE = 0.05;
@@ -23,7 +24,7 @@ final class DrainCurve {
     private final int maxDrains;
     private final List<Double> rates = new ArrayList<>();
 
-    DrainCurve(String side, int tasks, int maxDrains) {
+    public DrainCurve(String side, int tasks, int maxDrains) {
         if (maxDrains < 2) {
             throw new IllegalArgumentException("two drains at least are needed to converge, not " + maxDrains);
         }
@@ -33,13 +34,13 @@ final class DrainCurve {
     }
 
     /** One more drain of {@code tasks} that took {@code seconds}; printed as it comes. */
-    void add(double seconds) {
+    public void add(double seconds) {
         rates.add(tasks / seconds);
         System.out.printf(Locale.ROOT, "[bench] drain %d: %d tasks in %.3f s, %.0f tasks/s (%s)%n", rates.size(), tasks,
                 seconds, tasks / seconds, side);
     }
 
-    boolean converged() {
+    public boolean converged() {
         return close(rates.size());
     }
 
@@ -49,7 +50,7 @@ final class DrainCurve {
                 <= TOLERANCE * Math.max(rates.get(k - 1), rates.get(k - 2));
     }
 
-    boolean done() {
+    public boolean done() {
         return converged() && rates.size() > AFTER || rates.size() >= maxDrains;
     }
 
@@ -60,7 +61,7 @@ final class DrainCurve {
      * settled for good: through the second drain of the first pair of the unbroken run of close pairs that ends the
      * curve, if it ends so.
      */
-    void record(ObjDoubleConsumer<String> results) {
+    public void record(ObjDoubleConsumer<String> results) {
         String key = "drain." + side;
         for (int k = 1; k <= rates.size(); k++) {
             results.accept(key + ".curve." + k, rates.get(k - 1));
