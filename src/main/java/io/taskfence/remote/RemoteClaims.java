@@ -210,7 +210,7 @@ public class RemoteClaims {
             return List.of();
         }
         // Should the claim fail, the messages stay pending and are taken over once idle for a lease.
-        List<Claim> claimed = transitions.claim(ids, request.claimer(), lease);
+        List<Claim> claimed = transitions.claimForRemote(ids, request.claimer(), lease);
         try {
             read.forEach(queue::doneRemote);
             due.fire(new TasksBecameDue()); // the streams have room again
@@ -253,7 +253,7 @@ public class RemoteClaims {
     }
 
     /**
-     * Extends the claim's lease by {@code taskfence.worker.lease}.
+     * Extends the claim's lease by {@code taskfence.worker.lease}, not past its time-out.
      *
      * @return the lease's new end
      * @throws ClaimSupersededException if the claim no longer holds its task
@@ -321,9 +321,9 @@ public class RemoteClaims {
             case CANCELLED -> "the task was cancelled";
             case PROCESSING -> now.attempt() != claim.attempt()
                     ? "the claim's lease ran out and attempt " + now.attempt() + " holds the task now"
-                    : "another claim holds the task";
+                    : now.timeout() != null ? "the attempt timed out after " + now.timeout() : "another claim holds the task";
             default -> "the task is " + now.status() + " now: this claim ended (it was completed or failed already, "
-                    + "or its lease ran out)";
+                    + "or its lease or time-out ran out)";
         };
         return new ClaimSupersededException("claim of task " + claim.taskId() + " attempt " + claim.attempt()
                 + " no longer holds: " + reason);

@@ -145,7 +145,7 @@ class JavaClientIT {
         assertTrue(submitter.get(id).get("result").get("first").asBoolean());
         TaskfenceException unknown = assertThrows(TaskfenceException.class,
                 () -> workerClient.heartbeat(new ClaimedTask(UUID.randomUUID() + ".1.eA", claim.taskId(), claim.type(),
-                        claim.payload(), 1, 1, claim.leaseUntil(), claim.leaseMillis(), null, null)));
+                        claim.payload(), 1, 1, claim.leaseUntil(), claim.leaseMillis(), null, null, null)));
         assertEquals(404, unknown.status());
     }
 

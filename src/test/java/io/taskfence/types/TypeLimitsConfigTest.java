@@ -86,8 +86,31 @@ class TypeLimitsConfigTest {
         return type(maxConcurrency, rate, maxPerKey, false);
     }
 
+    @Test
+    void readsTimeoutsAndCapsATasksOwnAtItsTypesAndRefusesOneBelowAMillisecond() {
+        assertEquals(Map.of("sleep", Duration.ofSeconds(1)), TypeLimits.timeouts(Map.of("sleep",
+                timed(Duration.ofSeconds(1)), "noop", type(1, null))));
+        IllegalStateException tiny = assertThrows(IllegalStateException.class,
+                () -> TypeLimits.timeouts(Map.of("noop", timed(Duration.ofNanos(999_999)))));
+        assertEquals("taskfence.types.noop.timeout is PT0.000999999S: it must be at least 1ms", tiny.getMessage());
+    }
+
+    private static TaskfenceConfig.Type timed(Duration timeout) {
+        return type(null, null, null, false, timeout);
+    }
+
     private static TaskfenceConfig.Type type(Integer maxConcurrency, String rate, Integer maxPerKey, boolean remote) {
+        return type(maxConcurrency, rate, maxPerKey, remote, null);
+    }
+
+    private static TaskfenceConfig.Type type(Integer maxConcurrency, String rate, Integer maxPerKey, boolean remote,
+            Duration timeout) {
         return new TaskfenceConfig.Type() {
+            @Override
+            public Optional<Duration> timeout() {
+                return Optional.ofNullable(timeout);
+            }
+
             @Override
             public boolean remote() {
                 return remote;
