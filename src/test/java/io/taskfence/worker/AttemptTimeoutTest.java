@@ -41,14 +41,14 @@ import io.taskfence.testing.TestServers;
 @TestProfile(AttemptTimeoutTest.TimedTypes.class)
 class AttemptTimeoutTest {
 
-    /** {@link RunningTasksProfile}, with {@code sleep} and the remote type {@code render} timing out after a second. */
+    /** {@link RunningTasksProfile}, with {@code sleep} and the remote type {@code encode} timing out after a second. */
     public static final class TimedTypes implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
             Map<String, String> settings = new HashMap<>(new RunningTasksProfile().getConfigOverrides());
             settings.put("taskfence.types.sleep.timeout", "1s");
-            settings.put("taskfence.types.render.remote", "true");
-            settings.put("taskfence.types.render.timeout", "1s");
+            settings.put("taskfence.types.encode.remote", "true");
+            settings.put("taskfence.types.encode.timeout", "1s");
             return settings;
         }
     }
@@ -123,8 +123,8 @@ class AttemptTimeoutTest {
 
     @Test
     void aRemoteClaimPastItsTimeoutIsRefusedAndTheTaskIsRetried() throws InterruptedException {
-        UUID id = UUID.fromString(submit("{\"type\":\"render\",\"payload\":{},\"maxAttempts\":3}").getString("id"));
-        JsonPath claim = claimOne("render");
+        UUID id = UUID.fromString(submit("{\"type\":\"encode\",\"payload\":{},\"maxAttempts\":3}").getString("id"));
+        JsonPath claim = claimOne("encode");
         Instant answered = Instant.now(); // after the claim's commit, which started the lease and the time-out
         assertEquals(id.toString(), claim.getString("taskId"));
         assertEquals("1s", claim.getString("timeout"));
@@ -142,7 +142,7 @@ class AttemptTimeoutTest {
                 .post("/api/v1/claims/" + claimId + "/fail").then().statusCode(409);
 
         // Recovery fails the attempt at the time-out; after the backoff the next claim takes the task.
-        JsonPath next = claimOne("render");
+        JsonPath next = claimOne("encode");
         assertEquals(id.toString(), next.getString("taskId"));
         assertEquals(2, next.getInt("attempt"));
         assertEquals("timed out after 1s", task(id).lastError());
