@@ -37,17 +37,21 @@ public class TypeLimits {
         this.timeouts = timeouts(config.types());
     }
 
+    /** The longest time-out a type may set: the longest a task may ask for ({@code <n>s}, nine digits). */
+    static final Duration LONGEST_TIMEOUT = Duration.ofSeconds(999_999_999);
+
     /**
      * The attempt time-outs of the types that have one, by name.
      *
-     * @throws IllegalStateException naming the first one below a millisecond, the time-outs' unit
+     * @throws IllegalStateException naming the first one below a millisecond (the time-outs' unit) or above
+     *         {@link #LONGEST_TIMEOUT} (which every timer and PostgreSQL's timestamps can hold)
      */
     static Map<String, Duration> timeouts(Map<String, TaskfenceConfig.Type> settings) {
         Map<String, Duration> timeouts = new TreeMap<>();
         new TreeMap<>(settings).forEach((type, setting) -> setting.timeout().ifPresent(timeout -> {
-            if (timeout.toMillis() < 1) {
+            if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(LONGEST_TIMEOUT) > 0) {
                 throw new IllegalStateException("taskfence.types." + type + ".timeout is " + timeout
-                        + ": it must be at least 1ms");
+                        + ": it must be at least 1ms and at most " + LONGEST_TIMEOUT.toSeconds() + "s");
             }
             timeouts.put(type, Duration.ofMillis(timeout.toMillis()));
         }));

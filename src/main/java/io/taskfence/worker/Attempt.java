@@ -140,8 +140,10 @@ final class Attempt {
         }
         TaskOutcome outcome;
         long startedAt = System.nanoTime();
-        AttemptSpan span = traces.attempt(claim.taskId(), claim.type(), claim.attempt(), claim.traceParent());
+        long endedAt;
+        AttemptSpan span = null;
         try {
+            span = traces.attempt(claim.taskId(), claim.type(), claim.attempt(), claim.traceParent());
             outcome = span.within(() -> handler.get().handle(new TaskHandler.Work(claim.taskId(), claim.payload(),
                     claim.attempt(), claim.owner())));
             if (outcome == null) {
@@ -152,21 +154,26 @@ final class Attempt {
         } catch (Exception e) {
             outcome = TaskOutcome.failure(e.toString());
         } finally {
-            finish();
+            endedAt = System.nanoTime();
+            finish(); // also when the span could not start: the timer must not interrupt this thread's next task
         }
-        if (timeout.reached()) {
+        if (timeout.overran(endedAt)) {
             outcome = timeout.failure(); // what the handler made of the interrupt is beside the point
         }
-        long ran = System.nanoTime() - startedAt;
+        long ran = endedAt - startedAt;
         if (!mayRecord()) {
             stopHeartbeat();
             timeRun("lost", ran);
-            span.end("lost", "the attempt no longer held its task: cancelled, its lease ran out, or handed back");
+            if (span != null) {
+                span.end("lost", "the attempt no longer held its task: cancelled, its lease ran out, or handed back");
+            }
             return; // the task is, or may now be, someone else's: nothing more is written for this attempt
         }
         endLease();
         timeRun(RunTimes.outcomeName(outcome), ran);
-        span.end(RunTimes.outcomeName(outcome), RunTimes.errorOf(outcome));
+        if (span != null) { // null: the span could not start, and the outcome says why
+            span.end(RunTimes.outcomeName(outcome), RunTimes.errorOf(outcome));
+        }
         outcomes.record(claim, outcome);
     }
 
@@ -320,7 +327,7 @@ final class Attempt {
     /** Runs on the deadline timer when the handler's time-out ({@link AttemptTimeout}) comes while it runs. */
     private synchronized void timeOut() {
         if (phase == AttemptPhase.RUNNING) {
-            timeout.reach();
+            timeout.interrupting();
             runner.interrupt();
         }
     }
@@ -332,7 +339,7 @@ final class Attempt {
     private synchronized void finish() {
         runner = null;
         timeout.stop();
-        if (phase != AttemptPhase.RUNNING || timeout.reached()) {
+        if (phase != AttemptPhase.RUNNING || timeout.interrupted()) {
             Thread.interrupted();
         }
         if (phase == AttemptPhase.RUNNING) {
