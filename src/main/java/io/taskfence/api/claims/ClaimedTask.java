@@ -29,8 +29,8 @@ public record ClaimedTask(
         @Schema(description = "one more than the task's claim before this one: a store the worker writes to can refuse "
                 + "a write carrying a lower token than one it has seen") long fencingToken,
         @Schema(description = "the claim ends then unless a heartbeat extends it") Instant leaseUntil,
-        @Schema(description = "how far each heartbeat extends the lease (taskfence.worker.lease): send one at a "
-                + "third of it") long leaseMillis,
+        @Schema(description = "how far each heartbeat extends the lease (taskfence.worker.lease), never past the "
+                + "attempt's time-out: send one at a third of it") long leaseMillis,
         @Schema(nullable = true, description = "the API key that submitted the task; null for none") String owner,
         @Schema(nullable = true, description = "the W3C trace context of this claim, in the trace of the task's submission: the "
                 + "worker's spans continue it, and its calls about this claim send it as their traceparent header; "
