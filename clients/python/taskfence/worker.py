@@ -2,8 +2,9 @@
 
 It claims as many tasks as it has free slots, runs each in a thread of its own with a heartbeat on a timer, and
 ends each claim with the handler's result or failure. Once a claim no longer holds its task (a heartbeat or the end
-answered 409: the task was cancelled, or this worker stalled past its lease and another took the task over) the
-job's `superseded` event is set and nothing more is written for it: a handler that takes long should look at it.
+answered 409: the task was cancelled, or this worker stalled past its lease and another took the task over), or
+once the task's time-out has passed since the claim, the job's `superseded` event is set and nothing more is written
+for it: a handler that takes long should look at it.
 SIGTERM (or SIGINT) stops the claiming (after the claim under way, which waits up to `wait` seconds), gives running
 jobs `drain_timeout` seconds, then hands back the claims of those still running: with the defaults, within 25 s,
 below Kubernetes' default grace period. While the service cannot be reached (or answers 429) it backs off, up to
@@ -27,6 +28,14 @@ from .client import ClaimSuperseded, Client, TaskfenceError, Unavailable
 LOG = logging.getLogger("taskfence.worker")
 MOST_AT_ONCE = 100
 """The most tasks one claim request may ask for."""
+
+
+def _ends_at(claimed_at: float, timeout: Optional[str]) -> Optional[float]:
+    """When an attempt with `timeout` (as the service writes it: "<n>ms", or "<n>s" when whole seconds) claimed at
+    `claimed_at` must stop, on time.monotonic()'s clock; None for no time-out."""
+    if not timeout:
+        return None
+    return claimed_at + (int(timeout[:-2]) / 1000.0 if timeout.endswith("ms") else float(timeout[:-1]))
 
 
 class PermanentError(Exception):
@@ -98,6 +107,7 @@ class Worker:
                 break
             try:
                 claims = self.client.claim(self.types, max=free, wait=self.wait, worker=self.name)
+                claimed_at = time.monotonic()  # an attempt's time-out counts from here
                 failures = 0
             except TaskfenceError as failed:
                 self._release_slots(free)
@@ -118,18 +128,27 @@ class Worker:
                     continue
                 with self._lock:
                     self._running[job.claim_id] = job
-                threading.Thread(target=self._run_one, args=(job, claim.get("leaseMillis", 60_000) / 1000.0),
+                threading.Thread(target=self._run_one, args=(job, claim.get("leaseMillis", 60_000) / 1000.0,
+                                                              _ends_at(claimed_at, claim.get("timeout"))),
                                  name=f"taskfence-{job.task_id}", daemon=True).start()
 
     def _release_slots(self, count: int) -> None:
         for _ in range(count):
             self._slots.release()
 
-    def _run_one(self, job: Job, lease: float) -> None:
+    def _run_one(self, job: Job, lease: float, ends_at: Optional[float]) -> None:
         done = threading.Event()
         beats = threading.Thread(target=self._heartbeats, args=(job, lease, done), daemon=True,
                                  name=f"taskfence-heartbeat-{job.task_id}")
         beats.start()
+        # Past its time-out (on this clock, from the claim) the service refuses the claim's writes and recovery may
+        # hand the task on: the job is superseded then, so its end is not written, and the lease as this worker counts
+        # it never runs past the time-out, whatever the heartbeats say.
+        timed_out = None
+        if ends_at is not None:
+            timed_out = threading.Timer(max(0.0, ends_at - time.monotonic()), self._time_out, args=(job,))
+            timed_out.daemon = True
+            timed_out.start()
         try:
             try:
                 result = self.handler(job)
@@ -143,9 +162,17 @@ class Worker:
                 self._end(job, lambda: self._complete(job, result))
         finally:
             done.set()
+            if timed_out:
+                timed_out.cancel()
             with self._lock:
                 self._running.pop(job.claim_id, None)
             self._slots.release()
+
+    @staticmethod
+    def _time_out(job: Job) -> None:
+        if not job.superseded.is_set():
+            LOG.info("task %s: its attempt timed out; stopping it", job.task_id)
+            job.superseded.set()
 
     def _complete(self, job: Job, result: Any) -> None:
         """The job's success; a result the service cannot store ends the task DEAD, as running it again would
@@ -184,7 +211,7 @@ class Worker:
         """A heartbeat every third of the lease; a 409, or the lease running out here unconfirmed, supersedes the job."""
         every = max(0.05, lease / 3)
         confirmed = time.monotonic()
-        while not done.wait(every):
+        while not done.wait(every) and not job.superseded.is_set():
             sent = time.monotonic()
             try:
                 self.client.heartbeat(job.claim_id, traceparent=job.traceparent)

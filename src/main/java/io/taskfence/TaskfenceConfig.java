@@ -101,6 +101,13 @@ public interface TaskfenceConfig {
          * submission order.
          */
         OptionalInt maxPerKey();
+
+        /**
+         * The longest one attempt of the type's tasks may take (DESIGN.md, "Task lifecycle", "Attempt time-outs"): a
+         * local handler is then interrupted, a remote claim superseded, and the attempt fails "timed out after ..."; a
+         * task's own {@code timeout} may be shorter. Fixed in each task when it is stored. None: no limit.
+         */
+        Optional<Duration> timeout();
     }
 
     interface Lock {

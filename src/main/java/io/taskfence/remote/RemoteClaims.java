@@ -210,7 +210,7 @@ public class RemoteClaims {
             return List.of();
         }
         // Should the claim fail, the messages stay pending and are taken over once idle for a lease.
-        List<Claim> claimed = transitions.claim(ids, request.claimer(), lease);
+        List<Claim> claimed = transitions.claimForRemote(ids, request.claimer(), lease);
         try {
             read.forEach(queue::doneRemote);
             due.fire(new TasksBecameDue()); // the streams have room again
@@ -244,7 +244,10 @@ public class RemoteClaims {
     private void handBack(List<Claim> claims) {
         for (Claim claim : claims) {
             try {
-                transitions.later(claim, Duration.ZERO);
+                if (transitions.later(claim, Duration.ZERO).isEmpty()) {
+                    LOG.infof("task %s: its claim for a worker that went away ended first (timed out, or cancelled)",
+                            claim.taskId());
+                }
             } catch (RuntimeException e) {
                 LOG.warnf("task %s was claimed for a worker that went away, and handing it back failed (%s); it "
                         + "runs again once its lease has run out", claim.taskId(), e.getMessage());
@@ -253,7 +256,7 @@ public class RemoteClaims {
     }
 
     /**
-     * Extends the claim's lease by {@code taskfence.worker.lease}.
+     * Extends the claim's lease by {@code taskfence.worker.lease}, not past its time-out.
      *
      * @return the lease's new end
      * @throws ClaimSupersededException if the claim no longer holds its task
@@ -319,11 +322,11 @@ public class RemoteClaims {
         Task now = task.get();
         String reason = switch (now.status()) {
             case CANCELLED -> "the task was cancelled";
-            case PROCESSING -> now.attempt() != claim.attempt()
-                    ? "the claim's lease ran out and attempt " + now.attempt() + " holds the task now"
-                    : "another claim holds the task";
+            case PROCESSING -> (now.attempt() != claim.attempt() ? "attempt " + now.attempt() + " holds the task now: "
+                    + "this claim's lease ran out" : "another claim holds the task") + (now.timeout() == null ? ""
+                    : ", or this claim's time-out (" + now.timeout() + ") passed"); // the row cannot tell which
             default -> "the task is " + now.status() + " now: this claim ended (it was completed or failed already, "
-                    + "or its lease ran out)";
+                    + "or its lease or time-out ran out)";
         };
         return new ClaimSupersededException("claim of task " + claim.taskId() + " attempt " + claim.attempt()
                 + " no longer holds: " + reason);

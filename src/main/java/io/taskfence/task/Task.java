@@ -16,7 +16,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * {@code concurrencyKey} its concurrency group's key (null for none), {@code dependsOn} the tasks it waits for (shown by
  * a submission's answer and by a read of the one task; empty, and left out of the JSON, elsewhere), {@code batchId}
  * the batch it is an item of, {@code callback} where its ends are told ({@code {"url", "maxAttempts"}}; both null,
- * left out, for none). A listing
+ * left out, for none), {@code timeout} the time-out of each of its attempts ({@code <n>s} or {@code <n>ms}: its own,
+ * capped at its type's; null, left out, for none). A listing
  * leaves {@code payload} and {@code result} null unless asked for them, and its JSON then leaves them out; a task
  * that has no result has {@link com.fasterxml.jackson.databind.node.NullNode} there, shown as null.
  */
@@ -40,11 +41,14 @@ public record Task(
         @Schema(nullable = true) String concurrencyKey,
         @JsonInclude(Include.NON_EMPTY) List<UUID> dependsOn,
         @JsonInclude(Include.NON_NULL) UUID batchId,
-        @JsonInclude(Include.NON_NULL) ObjectNode callback) {
+        @JsonInclude(Include.NON_NULL) ObjectNode callback,
+        @JsonInclude(Include.NON_NULL) @Schema(description = "how long each attempt may take: the task's own timeout, "
+                + "capped at its type's (taskfence.types.<type>.timeout); absent for none", examples = "30s")
+        String timeout) {
 
     /** This task, showing the tasks it waits for (or waited for). */
     public Task dependingOn(List<UUID> dependencies) {
         return new Task(id, type, payload, status, attempt, maxAttempts, priority, runAt, deadline, createdAt, updatedAt,
-                lastError, result, owner, concurrencyKey, List.copyOf(dependencies), batchId, callback);
+                lastError, result, owner, concurrencyKey, List.copyOf(dependencies), batchId, callback, timeout);
     }
 }

@@ -25,7 +25,7 @@ public class TaskRows {
 
     /** The columns {@link #task} reads, for SELECT and RETURNING clauses. */
     public static final String COLUMNS = "id, type, payload, status, attempt, max_attempts, priority, run_at, deadline, "
-            + "created_at, updated_at, last_error, result, owner, concurrency_key, batch_id, callback";
+            + "created_at, updated_at, last_error, result, owner, concurrency_key, batch_id, callback, timeout_ms";
 
     private final ObjectMapper json;
 
@@ -66,7 +66,19 @@ public class TaskRows {
                 row.getString("concurrency_key"),
                 List.of(),
                 row.getObject("batch_id", UUID.class),
-                (ObjectNode) parse(row.getString("callback")));
+                (ObjectNode) parse(row.getString("callback")),
+                durationText(row.getObject("timeout_ms", Long.class)));
+    }
+
+    /**
+     * A duration as the API writes one, {@code <n>s} when whole seconds, else {@code <n>ms}; null for null. The same
+     * as {@code TransitionSql.TIMED_OUT} writes it in SQL.
+     */
+    public static String durationText(Long millis) {
+        if (millis == null) {
+            return null;
+        }
+        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
     }
 
     public ObjectNode object(String column, ResultSet row) throws SQLException {

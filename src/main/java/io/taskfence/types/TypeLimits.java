@@ -1,5 +1,6 @@
 package io.taskfence.types;
 
+import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -16,20 +17,45 @@ import io.taskfence.TaskfenceConfig;
 import io.taskfence.handlers.TaskHandlers;
 
 /**
- * {@code taskfence.types.<type>.max-concurrency}, {@code .rate} and {@code .max-per-key}, read and checked at
- * start-up: a type without a handler, a concurrency or max-per-key below 1 or a rate that does not parse stops the
- * replica there, named, rather than leaving a limit silently unenforced. Dispatch holds the types to them ({@link io.taskfence.task.transition.DispatchBatch#enqueueDue}).
+ * {@code taskfence.types.<type>.max-concurrency}, {@code .rate}, {@code .max-per-key} and {@code .timeout}, read and
+ * checked at start-up: a type without a handler, a concurrency or max-per-key below 1, a rate that does not parse or a
+ * time-out below a millisecond stops the replica there, named, rather than leaving a limit silently unenforced.
+ * Dispatch holds the types to the first three ({@link io.taskfence.task.transition.DispatchBatch#enqueueDue}); the
+ * time-out goes into each task of the type as it is stored.
  */
 @ApplicationScoped
 @Startup
 public class TypeLimits {
 
     private final Map<String, TypeLimit> byType;
+    private final Map<String, Duration> timeouts;
 
     TypeLimits(TaskfenceConfig config, TaskHandlers handlers, RemoteTypes remote) {
         Set<String> registered = new TreeSet<>(handlers.types());
         registered.addAll(remote.names());
         this.byType = read(config.types(), registered);
+        this.timeouts = timeouts(config.types());
+    }
+
+    /** The longest time-out a type may set: the longest a task may ask for ({@code <n>s}, nine digits). */
+    static final Duration LONGEST_TIMEOUT = Duration.ofSeconds(999_999_999);
+
+    /**
+     * The attempt time-outs of the types that have one, by name.
+     *
+     * @throws IllegalStateException naming the first one below a millisecond (the time-outs' unit) or above
+     *         {@link #LONGEST_TIMEOUT} (which every timer and PostgreSQL's timestamps can hold)
+     */
+    static Map<String, Duration> timeouts(Map<String, TaskfenceConfig.Type> settings) {
+        Map<String, Duration> timeouts = new TreeMap<>();
+        new TreeMap<>(settings).forEach((type, setting) -> setting.timeout().ifPresent(timeout -> {
+            if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(LONGEST_TIMEOUT) > 0) {
+                throw new IllegalStateException("taskfence.types." + type + ".timeout is " + timeout
+                        + ": it must be at least 1ms and at most " + LONGEST_TIMEOUT.toSeconds() + "s");
+            }
+            timeouts.put(type, Duration.ofMillis(timeout.toMillis()));
+        }));
+        return Collections.unmodifiableMap(timeouts);
     }
 
     /**
@@ -73,6 +99,18 @@ public class TypeLimits {
     /** The type's limits; {@link TypeLimit#none} for a type without any. */
     public TypeLimit of(String type) {
         return byType.getOrDefault(type, TypeLimit.none(type));
+    }
+
+    /**
+     * The time-out of an attempt of a {@code type} task that asks for {@code asked} (null: none): the shorter of that
+     * and the type's ({@code taskfence.types.<type>.timeout}); null when neither has one.
+     */
+    public Duration timeout(String type, Duration asked) {
+        Duration typeTimeout = timeouts.get(type);
+        if (asked == null || typeTimeout == null) {
+            return asked == null ? typeTimeout : asked;
+        }
+        return asked.compareTo(typeTimeout) <= 0 ? asked : typeTimeout;
     }
 
     /** The types with a limit, by name. */

@@ -24,7 +24,8 @@ import io.taskfence.tracing.TaskTraces;
  * records the outcome carrying the claim. The attempt ends without writing anything more when its lease
  * is lost: a heartbeat is refused (the task was cancelled, or recovered and handed on), or the lease runs out by this
  * replica's clock ({@link LeaseDeadline}) while heartbeats fail or hang, since recovery may then hand the
- * task on. The handler is then interrupted, or never started. While it runs, the handler's thread and
+ * task on. The handler is then interrupted, or never started; past its time-out ({@link AttemptTimeout}) it is
+ * interrupted too, and the attempt records its failure. While it runs, the handler's thread and
  * the heartbeat carry {@code taskId} and {@code attempt} in their logging context (MDC), and the
  * handler's run time is timed as {@code taskfence.task.run} (tags type, outcome), and is a span of the task's trace
  * (DESIGN.md, "Tracing").
@@ -47,6 +48,7 @@ final class Attempt {
      */
     private final Duration heartbeatTimeout;
     private final LeaseDeadline deadline;
+    private final AttemptTimeout timeout;
     // Guarded by this: the heartbeat, deadline and shutdown threads end the attempt, the handler's thread moves it on.
     private ScheduledFuture<?> heartbeat;
     private ScheduledFuture<?> expiry;
@@ -71,6 +73,7 @@ final class Attempt {
         this.lease = config.worker().lease();
         this.heartbeatTimeout = Duration.ofMillis(Math.max(1, heartbeatPeriod().toMillis() / 2));
         this.deadline = new LeaseDeadline(lease, claimSentAtNanos);
+        this.timeout = new AttemptTimeout(claim.timeout());
     }
 
     String type() {
@@ -126,6 +129,7 @@ final class Attempt {
             if (mayStart) {
                 runner = Thread.currentThread();
                 phase = AttemptPhase.RUNNING;
+                timeout.start(deadlines, this::timeOut);
             }
         }
         if (!mayStart) {
@@ -136,8 +140,10 @@ final class Attempt {
         }
         TaskOutcome outcome;
         long startedAt = System.nanoTime();
-        AttemptSpan span = traces.attempt(claim.taskId(), claim.type(), claim.attempt(), claim.traceParent());
+        long endedAt;
+        AttemptSpan span = null;
         try {
+            span = traces.attempt(claim.taskId(), claim.type(), claim.attempt(), claim.traceParent());
             outcome = span.within(() -> handler.get().handle(new TaskHandler.Work(claim.taskId(), claim.payload(),
                     claim.attempt(), claim.owner())));
             if (outcome == null) {
@@ -148,18 +154,26 @@ final class Attempt {
         } catch (Exception e) {
             outcome = TaskOutcome.failure(e.toString());
         } finally {
-            finish();
+            endedAt = System.nanoTime();
+            finish(); // also when the span could not start: the timer must not interrupt this thread's next task
         }
-        long ran = System.nanoTime() - startedAt;
+        if (timeout.overran(endedAt)) {
+            outcome = timeout.failure(); // what the handler made of the interrupt is beside the point
+        }
+        long ran = endedAt - startedAt;
         if (!mayRecord()) {
             stopHeartbeat();
             timeRun("lost", ran);
-            span.end("lost", "the attempt no longer held its task: cancelled, its lease ran out, or handed back");
+            if (span != null) {
+                span.end("lost", "the attempt no longer held its task: cancelled, its lease ran out, or handed back");
+            }
             return; // the task is, or may now be, someone else's: nothing more is written for this attempt
         }
         endLease();
-        timeRun(outcomeName(outcome), ran);
-        span.end(outcomeName(outcome), errorOf(outcome));
+        timeRun(RunTimes.outcomeName(outcome), ran);
+        if (span != null) { // null: the span could not start, and the outcome says why
+            span.end(RunTimes.outcomeName(outcome), RunTimes.errorOf(outcome));
+        }
         outcomes.record(claim, outcome);
     }
 
@@ -193,24 +207,6 @@ final class Attempt {
     private synchronized void stopHeartbeat() {
         heartbeat.cancel(false);
         expiry.cancel(false);
-    }
-
-    private static String outcomeName(TaskOutcome outcome) {
-        return switch (outcome) {
-            case TaskOutcome.Success success -> "success";
-            case TaskOutcome.Failure failure -> "failure";
-            case TaskOutcome.PermanentFailure failure -> "permanent_failure";
-            case TaskOutcome.Later later -> "later";
-        };
-    }
-
-    private static String errorOf(TaskOutcome outcome) {
-        return switch (outcome) {
-            case TaskOutcome.Failure failure -> failure.error();
-            case TaskOutcome.PermanentFailure failure -> failure.error();
-            case TaskOutcome.Success success -> null;
-            case TaskOutcome.Later later -> null;
-        };
     }
 
     private void timeRun(String outcome, long nanos) {
@@ -328,16 +324,26 @@ final class Attempt {
         return phase;
     }
 
+    /** Runs on the deadline timer when the handler's time-out ({@link AttemptTimeout}) comes while it runs. */
+    private synchronized void timeOut() {
+        if (phase == AttemptPhase.RUNNING) {
+            timeout.interrupting();
+            runner.interrupt();
+        }
+    }
+
     /**
-     * Called on the handler's thread when it is done: RUNNING → FINISHED; if the attempt ended meanwhile, it
-     * interrupted this thread, and the interrupt is cleared.
+     * Called on the handler's thread when it is done: RUNNING → FINISHED; if the attempt ended or timed out
+     * meanwhile, it interrupted this thread, and the interrupt is cleared.
      */
     private synchronized void finish() {
         runner = null;
+        timeout.stop();
+        if (phase != AttemptPhase.RUNNING || timeout.interrupted()) {
+            Thread.interrupted();
+        }
         if (phase == AttemptPhase.RUNNING) {
             phase = AttemptPhase.FINISHED;
-        } else {
-            Thread.interrupted();
         }
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.taskfence.handlers.TaskOutcome;
 
 /**
  * {@code taskfence.task.run}: how long handlers ran, by task type and outcome. Each timer is built once;
@@ -33,5 +34,25 @@ final class RunTimes {
                 .maximumExpectedValue(Duration.ofMinutes(30))
                 .register(registry))
                 .record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** The outcome's name, as the timer's tag and the attempt's span give it. */
+    static String outcomeName(TaskOutcome outcome) {
+        return switch (outcome) {
+            case TaskOutcome.Success success -> "success";
+            case TaskOutcome.Failure failure -> "failure";
+            case TaskOutcome.PermanentFailure failure -> "permanent_failure";
+            case TaskOutcome.Later later -> "later";
+        };
+    }
+
+    /** The outcome's error, for the attempt's span; null for a success or a "later". */
+    static String errorOf(TaskOutcome outcome) {
+        return switch (outcome) {
+            case TaskOutcome.Failure failure -> failure.error();
+            case TaskOutcome.PermanentFailure failure -> failure.error();
+            case TaskOutcome.Success success -> null;
+            case TaskOutcome.Later later -> null;
+        };
     }
 }

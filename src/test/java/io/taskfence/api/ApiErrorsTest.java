@@ -77,7 +77,7 @@ class ApiErrorsTest {
                 Arguments.of("unknown field, the known ones listed", "{\"type\":\"noop\",\"payload\":{},\"max_attempts\":3}",
                         400, "detail", "the fields are callback, concurrencyKey, deadline, dependsOn, maxAttempts, "
                                 + "onDependencyFailure, "
-                                + "payload, priority, runAt, type"),
+                                + "payload, priority, runAt, timeout, type"),
                 Arguments.of("type not a string", "{\"type\":{\"a\":1},\"payload\":{}}", 400, "field", "type"),
                 Arguments.of("a JSON array for a body", "[" + OK_TASK + "]", 400, "detail", "the body must be a JSON object"),
                 Arguments.of("runAt not a time", "{\"type\":\"noop\",\"payload\":{},\"runAt\":\"tomorrow\"}", 400, "field",

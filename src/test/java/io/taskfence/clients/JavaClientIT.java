@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
+import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -14,12 +16,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.taskfence.client.ClaimSupersededException;
 import io.taskfence.client.ClaimedTask;
@@ -29,14 +33,17 @@ import io.taskfence.client.TaskHandler;
 import io.taskfence.client.TaskfenceClient;
 import io.taskfence.client.TaskfenceException;
 import io.taskfence.client.Worker;
+import io.taskfence.testing.PackagedService;
 import io.taskfence.testing.ReplicaCluster;
 
 /**
  * The Java client (clients/java) against a packaged replica: submit and wait, the worker loop's results and failures,
- * a cancel interrupting the handler within a heartbeat, a stop handing back what runs, superseded claims refused, and
- * moving on from an unreachable replica. Each test uses its own type while its worker runs, or waits for its own.
+ * a cancel interrupting the handler within a heartbeat and a time-out at its end, a stop handing back what runs,
+ * superseded claims refused, and moving on from an unreachable replica. Each test uses its own type while its worker runs, or waits for its own.
  */
 class JavaClientIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static ReplicaCluster cluster;
     private static TaskfenceClient submitter;
@@ -145,8 +152,48 @@ class JavaClientIT {
         assertTrue(submitter.get(id).get("result").get("first").asBoolean());
         TaskfenceException unknown = assertThrows(TaskfenceException.class,
                 () -> workerClient.heartbeat(new ClaimedTask(UUID.randomUUID() + ".1.eA", claim.taskId(), claim.type(),
-                        claim.payload(), 1, 1, claim.leaseUntil(), claim.leaseMillis(), null, null)));
+                        claim.payload(), 1, 1, claim.leaseUntil(), claim.leaseMillis(), null, null, null)));
         assertEquals(404, unknown.status());
+    }
+
+    @Test
+    void aHandlerPastItsTimeOutIsInterruptedAndTheTaskRetried() throws Exception {
+        // A lease of 30 s: the first heartbeat (whose 409 would stop the handler too) comes 10 s after the claim.
+        Map<String, String> longLease = new HashMap<>(RemoteTypeSettings.ENVIRONMENT);
+        longLease.put("TASKFENCE_WORKER_LEASE", "30s");
+        try (ReplicaCluster longLeases = ReplicaCluster.start(1, longLease)) {
+            PackagedService replica = longLeases.replicas().getFirst();
+            TaskfenceClient worker = TaskfenceClient.of(replica.uri("/").toString(), RemoteTypeSettings.WORKER_KEY);
+            AtomicLong claimedAt = new AtomicLong();
+            AtomicLong interruptedAt = new AtomicLong();
+            CountDownLatch interrupted = new CountDownLatch(1);
+            try (RunningWorker running = RunningWorker.start(worker, RemoteTypeSettings.TYPE, Duration.ofSeconds(5), job -> {
+                if (job.task().attempt() > 1) {
+                    return Map.of("attempt", job.task().attempt());
+                }
+                claimedAt.set(System.nanoTime());
+                try {
+                    Thread.sleep(Duration.ofSeconds(30));
+                } catch (InterruptedException e) {
+                    interruptedAt.set(System.nanoTime());
+                    interrupted.countDown();
+                }
+                return Map.of("attempt", 1); // not written: the claim timed out
+            })) {
+                HttpResponse<String> submitted = longLeases.post(replica, "/api/v1/tasks",
+                        "{\"type\":\"" + RemoteTypeSettings.TYPE + "\",\"payload\":{},\"timeout\":\"1s\"}");
+                assertEquals(201, submitted.statusCode(), submitted.body());
+                String id = JSON.readTree(submitted.body()).get("id").asText();
+                assertTrue(interrupted.await(30, TimeUnit.SECONDS), "the handler was interrupted");
+                long afterClaim = interruptedAt.get() - claimedAt.get();
+                assertTrue(afterClaim < Duration.ofMillis(2_500).toNanos(), "interrupted " + afterClaim / 1_000_000
+                        + " ms after the claim, not at its time-out of 1 s");
+                JsonNode done = TaskfenceClient.of(replica.uri("/").toString(), ReplicaCluster.ADMIN_KEY)
+                        .waitFor(id, Duration.ofSeconds(30));
+                assertEquals("SUCCEEDED", done.get("status").asText(), done.toString());
+                assertEquals(2, done.get("result").get("attempt").asInt(), "the timed-out attempt wrote nothing");
+            }
+        }
     }
 
     /** A worker loop on a thread of its own, stopped (and drained) on close. */
@@ -157,7 +204,11 @@ class JavaClientIT {
         }
 
         static RunningWorker start(String type, Duration drain, TaskHandler handler) {
-            Worker worker = new Worker(workerClient, List.of(type), handler, 4, Duration.ofSeconds(1), "java-it", drain);
+            return start(workerClient, type, drain, handler);
+        }
+
+        static RunningWorker start(TaskfenceClient client, String type, Duration drain, TaskHandler handler) {
+            Worker worker = new Worker(client, List.of(type), handler, 4, Duration.ofSeconds(1), "java-it", drain);
             ExecutorService thread = Executors.newSingleThreadExecutor();
             return new RunningWorker(worker, thread, thread.submit(() -> {
                 worker.run();

@@ -97,6 +97,11 @@ class PayloadSchemasTest {
             public OptionalInt maxPerKey() {
                 return OptionalInt.empty();
             }
+
+            @Override
+            public Optional<java.time.Duration> timeout() {
+                return Optional.empty();
+            }
         };
     }
 }

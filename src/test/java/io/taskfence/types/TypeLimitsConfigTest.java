@@ -86,8 +86,37 @@ class TypeLimitsConfigTest {
         return type(maxConcurrency, rate, maxPerKey, false);
     }
 
+    @Test
+    void readsTimeoutsAndCapsATasksOwnAtItsTypesAndRefusesOneOutOfBounds() {
+        assertEquals(Map.of("sleep", Duration.ofSeconds(1)), TypeLimits.timeouts(Map.of("sleep",
+                timed(Duration.ofSeconds(1)), "noop", type(1, null))));
+        IllegalStateException tiny = assertThrows(IllegalStateException.class,
+                () -> TypeLimits.timeouts(Map.of("noop", timed(Duration.ofNanos(999_999)))));
+        assertEquals("taskfence.types.noop.timeout is PT0.000999999S: it must be at least 1ms and at most 999999999s",
+                tiny.getMessage());
+        // Past it a timer's nanoseconds overflow, and PostgreSQL's timestamps soon after.
+        IllegalStateException huge = assertThrows(IllegalStateException.class,
+                () -> TypeLimits.timeouts(Map.of("noop", timed(Duration.ofDays(400_000_000L)))));
+        assertEquals("taskfence.types.noop.timeout is PT9600000000H: it must be at least 1ms and at most 999999999s",
+                huge.getMessage());
+    }
+
+    private static TaskfenceConfig.Type timed(Duration timeout) {
+        return type(null, null, null, false, timeout);
+    }
+
     private static TaskfenceConfig.Type type(Integer maxConcurrency, String rate, Integer maxPerKey, boolean remote) {
+        return type(maxConcurrency, rate, maxPerKey, remote, null);
+    }
+
+    private static TaskfenceConfig.Type type(Integer maxConcurrency, String rate, Integer maxPerKey, boolean remote,
+            Duration timeout) {
         return new TaskfenceConfig.Type() {
+            @Override
+            public Optional<Duration> timeout() {
+                return Optional.ofNullable(timeout);
+            }
+
             @Override
             public boolean remote() {
                 return remote;

@@ -47,7 +47,8 @@ import io.taskfence.types.RemoteTypes;
 /**
  * The worker API (DESIGN.md, "Remote workers"): a worker key claims tasks of the remote types it names, extends its
  * claims' leases, and ends them with a result or a failure. A write whose claim no longer holds its task (cancelled,
- * finished, or recovered after its lease ran out) is answered 409 and changes nothing: the worker's signal to stop.
+ * finished, recovered after its lease ran out, or the attempt timed out) is answered 409 and changes nothing: the
+ * worker's signal to stop.
  */
 @Path("/api/v1/claims")
 @Produces(MediaType.APPLICATION_JSON)
@@ -120,7 +121,10 @@ public class ClaimResource {
                 .onTermination().invoke(place::close);
     }
 
-    /** Extends the claim's lease by {@code taskfence.worker.lease}; 409 once the claim no longer holds its task. */
+    /**
+     * Extends the claim's lease by {@code taskfence.worker.lease}, never past the attempt's time-out; 409 once the
+     * claim no longer holds its task (cancelled, finished, recovered after its lease ran out, or the attempt timed out).
+     */
     @POST
     @Path("/{claimId}/heartbeat")
     @RolesAllowed(Roles.WORKER)

@@ -16,6 +16,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.taskfence.api.Delay;
 import io.taskfence.api.SubmissionChecks;
 import io.taskfence.task.submit.NewTask;
 
@@ -73,6 +74,12 @@ public record BulkTask(
                 + "through a task of the built-in type callback")
         CallbackRequest callback,
 
+        @Pattern(regexp = Delay.PATTERN, message = NewTasks.TIMEOUT_RULE)
+        @Schema(description = "how long each attempt may take, <n>s or <n>ms: a local handler is then interrupted, a "
+                + "remote worker's claim superseded, and the attempt fails 'timed out after ...' (retried as any "
+                + "failure); capped at the type's timeout, which applies when absent", examples = "30s")
+        String timeout,
+
         @Size(max = NewTask.Dependencies.MAX, message = "must name at most " + NewTask.Dependencies.MAX + " items")
         @Schema(description = "places (from 0) of other tasks of this request to wait for, as dependsOn does; one "
                 + "that is refused refuses this one too, and a cycle is refused")
@@ -86,6 +93,6 @@ public record BulkTask(
     /** The task as a single submission's body. */
     SubmitRequest task() {
         return new SubmitRequest(type, payload, maxAttempts, runAt, priority, deadline, concurrencyKey, dependsOn,
-                onDependencyFailure, callback);
+                onDependencyFailure, callback, timeout);
     }
 }

@@ -1,5 +1,6 @@
 package io.taskfence.api.tasks;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -16,6 +17,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.api.Delay;
 import io.taskfence.api.SubmissionChecks;
 import io.taskfence.api.problem.Problem;
 import io.taskfence.api.problem.ProblemException;
@@ -43,6 +45,8 @@ final class NewTasks {
     /** The rule for a task's {@code concurrencyKey}. */
     static final String CONCURRENCY_KEY = IDEMPOTENCY_KEY;
     static final String CONCURRENCY_KEY_RULE = IDEMPOTENCY_KEY_RULE;
+    /** The rule for a task's {@code timeout}; {@link #newTask} refuses a zero one. */
+    static final String TIMEOUT_RULE = "must be a number of seconds or milliseconds, e.g. 30s or 500ms";
     static final String NOT_A_TASK = "a JSON object with at least type and payload";
 
     private final SubmissionChecks checks;
@@ -143,13 +147,17 @@ final class NewTasks {
         if (body.deadline() != null && body.runAt() != null && !body.deadline().isAfter(body.runAt())) {
             throw Problems.about("deadline", Status.BAD_REQUEST, "deadline must be after runAt");
         }
+        Duration timeout = body.timeout() == null ? null : Delay.parse(body.timeout()).orElseThrow();
+        if (timeout != null && timeout.isZero()) {
+            throw Problems.about("timeout", Status.BAD_REQUEST, "timeout must be at least 1ms");
+        }
         return new NewTask(body.type(), (ObjectNode) body.payload(),
                 Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
                 priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner).inGroup(body.concurrencyKey())
                 .tracedBy(traceParent)
                 .waitingFor(body.dependsOn() == null ? NewTask.Dependencies.NONE
                         : new NewTask.Dependencies(body.dependsOn(), "run".equals(body.onDependencyFailure())))
-                .callingBack(callback(body.callback(), owner));
+                .callingBack(callback(body.callback(), owner)).timingOutAfter(timeout);
     }
 
     /** A callback whose URL the {@code callback} handler can call for {@code owner}: the {@code http} handler's rules. */

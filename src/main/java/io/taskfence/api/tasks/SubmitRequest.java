@@ -16,6 +16,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.taskfence.api.Delay;
 import io.taskfence.api.SubmissionChecks;
 import io.taskfence.task.submit.NewTask;
 
@@ -65,5 +66,11 @@ public record SubmitRequest(
         @Valid
         @Schema(description = "where Taskfence POSTs the task's view each time it ends (SUCCEEDED, DEAD or CANCELLED), "
                 + "through a task of the built-in type callback")
-        CallbackRequest callback) {
+        CallbackRequest callback,
+
+        @Pattern(regexp = Delay.PATTERN, message = NewTasks.TIMEOUT_RULE)
+        @Schema(description = "how long each attempt may take, <n>s or <n>ms: a local handler is then interrupted, a "
+                + "remote worker's claim superseded, and the attempt fails 'timed out after ...' (retried as any "
+                + "failure); capped at the type's timeout, which applies when absent", examples = "30s")
+        String timeout) {
 }

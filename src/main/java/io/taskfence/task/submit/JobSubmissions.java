@@ -23,6 +23,7 @@ import io.taskfence.task.submit.outcome.OccurrenceTasks;
 import io.taskfence.task.submit.outcome.OverQuota;
 import io.taskfence.task.submit.outcome.Submitted;
 import io.taskfence.task.transition.TransitionMeters;
+import io.taskfence.types.TypeLimits;
 
 /**
  * The tasks the service's own jobs make, in the job's fenced transaction: a schedule's occurrences and the follow-ups'
@@ -38,10 +39,10 @@ public class JobSubmissions {
     private final Quotas quotas;
     private final TaskInserts inserts;
 
-    JobSubmissions(TaskRows rows, Quotas quotas) {
+    JobSubmissions(TaskRows rows, Quotas quotas, TypeLimits limits) {
         this.rows = rows;
         this.quotas = quotas;
-        this.inserts = new TaskInserts(rows);
+        this.inserts = new TaskInserts(rows, limits);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.taskfence.task.submit;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -18,11 +19,12 @@ import io.taskfence.task.StorableJson;
  * group within its type and owner (DESIGN.md, "Dispatch", "Concurrency groups"); null for none. {@code traceParent}
  * is the submitting request's W3C {@code traceparent}, which the task's spans continue (DESIGN.md, "Tracing"); null
  * for none. {@code dependencies} are the tasks it waits for ({@link Dependencies#NONE}: none); {@code callback} where it
- * is reported when it ends (null: nowhere).
+ * is reported when it ends (null: nowhere). {@code timeout} is the time-out it asks for its attempts (null: none); the
+ * insert caps it at its type's (DESIGN.md, "Task lifecycle", "Attempt time-outs").
  */
 public record NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt,
         Instant deadline, String idempotencyKey, String owner, String concurrencyKey, String traceParent,
-        Dependencies dependencies, Callback callback) {
+        Dependencies dependencies, Callback callback, Duration timeout) {
 
     /**
      * Where Taskfence POSTs the task's final view each time it ends (DESIGN.md, "Callbacks"), through a task of the
@@ -71,36 +73,42 @@ public record NewTask(String type, ObjectNode payload, int maxAttempts, int prio
     public NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt, Instant deadline,
             String idempotencyKey) {
         this(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, null, null, null, Dependencies.NONE,
-                null);
+                null, null);
     }
 
     /** This task, submitted by the API key named {@code owner}. */
     public NewTask ownedBy(String owner) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies, callback);
+                traceParent, dependencies, callback, timeout);
     }
 
     /** This task in the concurrency group {@code concurrencyKey} (null: none). */
     public NewTask inGroup(String concurrencyKey) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies, callback);
+                traceParent, dependencies, callback, timeout);
     }
 
     /** This task, waiting for {@code dependencies}. */
     public NewTask waitingFor(Dependencies dependencies) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies, callback);
+                traceParent, dependencies, callback, timeout);
     }
 
     /** This task, calling back {@code callback} when it ends (null: none). */
     public NewTask callingBack(Callback callback) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies, callback);
+                traceParent, dependencies, callback, timeout);
     }
 
     /** This task, continuing the trace {@code traceParent} (null: none). */
     public NewTask tracedBy(String traceParent) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies, callback);
+                traceParent, dependencies, callback, timeout);
+    }
+
+    /** This task, its attempts timing out after {@code timeout} (null: none but its type's). */
+    public NewTask timingOutAfter(Duration timeout) {
+        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
+                traceParent, dependencies, callback, timeout);
     }
 }

@@ -35,6 +35,7 @@ import io.taskfence.task.submit.outcome.BatchRefusedException;
 import io.taskfence.task.submit.outcome.TypeTakenBack;
 import io.taskfence.task.submit.outcome.UnmetDependency;
 import io.taskfence.types.RemoteTypes;
+import io.taskfence.types.TypeLimits;
 import io.taskfence.task.transition.TransitionMeters;
 
 /**
@@ -52,23 +53,23 @@ public class Submissions {
     private final TaskInserts inserts;
     private final RemoteTypes types;
 
-    Submissions(TaskDatabase database, TaskRows rows, TransitionMeters meters, Quotas quotas, RemoteTypes types) {
+    Submissions(TaskDatabase database, TaskRows rows, TransitionMeters meters, Quotas quotas, RemoteTypes types,
+            TypeLimits limits) {
         this.database = database;
         this.types = types;
         this.rows = rows;
         this.meters = meters;
         this.quotas = quotas;
-        this.inserts = new TaskInserts(rows);
+        this.inserts = new TaskInserts(rows, limits);
         this.batches = new BatchMembership(rows, inserts);
     }
 
     /**
-     * Client → PENDING for many tasks in one transaction: first each owner's quota (exact: under the owner's
-     * advisory lock, see {@link Quotas}), then one multi-row insert, then one look at the tasks holding the
-     * idempotency keys that were taken (by an earlier submission, a concurrent one, or an earlier task of this
-     * batch with the same key): the same request gets the task the key's first submission made, a different one
-     * is refused ({@link ReusedKey}). A task with dependencies is refused if one cannot be met
-     * ({@link UnmetDependency}). If PostgreSQL fails, nothing is stored.
+     * Client → PENDING for many tasks in one transaction: first each owner's quota (exact: under the owner's advisory
+     * lock, see {@link Quotas}), then one multi-row insert, then one look at the tasks holding the idempotency keys
+     * that were taken (by an earlier submission, a concurrent one, or an earlier task of this batch with the same key):
+     * the same request gets the task the key's first submission made, a different one is refused ({@link ReusedKey}). A
+     * task with dependencies is refused if one cannot be met ({@link UnmetDependency}). PostgreSQL failing stores none.
      *
      * @return one outcome per task, in the order of {@code tasks}
      */

@@ -3,6 +3,7 @@ package io.taskfence.task.submit;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -11,6 +12,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.taskfence.task.Task;
 import io.taskfence.task.TaskRows;
+import io.taskfence.types.TypeLimits;
 
 /**
  * The one statement that inserts task rows (DESIGN.md, "Task lifecycle"): for submissions, grouped and bulk, a batch's
@@ -19,9 +21,11 @@ import io.taskfence.task.TaskRows;
 final class TaskInserts {
 
     private final TaskRows rows;
+    private final TypeLimits limits;
 
-    TaskInserts(TaskRows rows) {
+    TaskInserts(TaskRows rows, TypeLimits limits) {
         this.rows = rows;
+        this.limits = limits;
     }
 
     /**
@@ -40,7 +44,8 @@ final class TaskInserts {
 
     /**
      * One multi-row insert of {@code tasks}; a task whose (owner, key) is taken is left out. All are items of
-     * {@code batch} (null: of none). Rows go in in (owner, key) order, so that two inserts sharing keys wait for each
+     * {@code batch} (null: of none). Each is stored with its attempts' time-out: the one it asks for, capped at its
+     * type's, which it gets when it asks for none (DESIGN.md, "Task lifecycle", "Attempt time-outs"). Rows go in in (owner, key) order, so that two inserts sharing keys wait for each
      * other instead of deadlocking.
      *
      * @return the tasks inserted
@@ -50,17 +55,18 @@ final class TaskInserts {
         try (PreparedStatement insert = connection.prepareStatement("with item as materialized (select item.*, "
                 + "case when concurrency_key is not null then nextval('tasks_key_order') end as key_order "
                 + "from unnest(?::uuid[], ?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], "
-                + "?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::boolean[], ?::text[], ?::boolean[]) "
-                + "with ordinality as item(id, type, payload, max_attempts, priority, run_at, deadline, key, owner, "
-                + "concurrency_key, trace_parent, unended, on_dependency_failure, depended_on, callback, then_task, ord)) "
+                + "?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::boolean[], ?::text[], ?::boolean[], "
+                + "?::bigint[]) with ordinality as item(id, type, payload, max_attempts, priority, run_at, deadline, key, "
+                + "owner, concurrency_key, trace_parent, unended, on_dependency_failure, depended_on, callback, then_task, "
+                + "timeout_ms, ord)) "
                 + "insert into tasks (id, type, payload, max_attempts, priority, run_at, deadline, idempotency_key, owner, "
                 + "concurrency_key, key_order, trace_parent, status, dependencies_left, on_dependency_failure, has_dependents, "
-                + "batch_id, callback) "
+                + "batch_id, callback, timeout_ms) "
                 + "select id, type, payload::jsonb, max_attempts, priority, coalesce(run_at, now()), deadline, key, owner, "
                 + "concurrency_key, key_order, trace_parent, "
                 + "case when unended > 0 or then_task then 'WAITING' else 'PENDING' end, nullif(unended, 0), "
                 + "case when then_task then 'run' when unended > 0 then on_dependency_failure end, "
-                + "nullif(depended_on, false), ?::uuid, callback::jsonb from item "
+                + "nullif(depended_on, false), ?::uuid, callback::jsonb, timeout_ms from item "
                 + "order by coalesce(owner, ''), key, ord "
                 + "on conflict (coalesce(owner, ''), idempotency_key) where idempotency_key is not null do nothing "
                 + "returning " + TaskRows.COLUMNS)) {
@@ -87,7 +93,9 @@ final class TaskInserts {
             insert.setArray(15, connection.createArrayOf("text", asked.stream().map(NewTask::callback)
                     .map(TaskInserts::callbackJson).toArray()));
             insert.setArray(16, connection.createArrayOf("bool", tasks.stream().map(Row::thenTask).toArray()));
-            insert.setObject(17, batch);
+            insert.setArray(17, connection.createArrayOf("int8", asked.stream()
+                    .map(task -> limits.timeout(task.type(), task.timeout())).map(TaskInserts::millis).toArray()));
+            insert.setObject(18, batch);
             return rows.tasks(insert);
         }
     }
@@ -96,6 +104,10 @@ final class TaskInserts {
     private static String callbackJson(NewTask.Callback callback) {
         return callback == null ? null : JsonNodeFactory.instance.objectNode().put("url", callback.url())
                 .put("maxAttempts", callback.maxAttempts()).toString();
+    }
+
+    private static Long millis(Duration duration) {
+        return duration == null ? null : duration.toMillis();
     }
 
     private static String isoText(Instant instant) {

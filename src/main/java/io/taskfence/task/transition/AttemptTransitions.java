@@ -3,6 +3,7 @@ package io.taskfence.task.transition;
 import static io.taskfence.task.transition.TransitionSql.BACKOFF;
 import static io.taskfence.task.transition.TransitionSql.CURRENT_CLAIM;
 import static io.taskfence.task.transition.TransitionSql.EXHAUSTED;
+import static io.taskfence.task.transition.TransitionSql.NOT_TIMED_OUT;
 import static io.taskfence.task.transition.TransitionSql.bindClaim;
 import static io.taskfence.task.transition.TransitionSql.movedRows;
 
@@ -40,17 +41,24 @@ import io.taskfence.types.TypeLimits;
 @ApplicationScoped
 public class AttemptTransitions {
 
-    /** ENQUEUED → PROCESSING for the ids in ?1, by claimer ?2 with a lease of ?3 ms. */
-    private static final String CLAIMED = "with claimable as (select id from tasks "
+    /**
+     * ENQUEUED → PROCESSING for the ids in ?2, by claimer ?3 with a lease of ?4 ms; ?1: whether the claimer is a remote
+     * worker, whose attempt PostgreSQL times out ({@code timeout_at}, the lease ending there too), where a replica
+     * times out its own ({@code timeout_at} null).
+     */
+    private static final String CLAIMED = "with claimable as (select id, case when ?::boolean then now() "
+            + "+ timeout_ms * interval '1 millisecond' end as timeout_at from tasks "
             + "where id = any(?) and status = 'ENQUEUED' order by id for update), "
             + "claimed as (update tasks set status = 'PROCESSING', attempt = attempt + 1, "
-            + "worker = ? || '/' || gen_random_uuid(), lease_until = now() + ? * interval '1 millisecond', "
+            + "worker = ? || '/' || gen_random_uuid(), "
+            + "lease_until = least(now() + ? * interval '1 millisecond', claimable.timeout_at), "
+            + "timeout_at = claimable.timeout_at, "
             + "fencing_token = fencing_token + 1, started_at = now(), updated_at = now() from claimable "
             + "where tasks.id = claimable.id and tasks.status = 'ENQUEUED' "
             + "returning tasks.id, type, payload, attempt, worker, owner, fencing_token, lease_until, trace_parent, "
-            + "extract(epoch from now() - created_at) as waited_seconds) ";
+            + "timeout_ms, extract(epoch from now() - created_at) as waited_seconds) ";
     private static final String CLAIM = CLAIMED + "select * from claimed";
-    /** {@link #CLAIM}, also recording the starts of the rate-limited types in ?4: only used when a type has a rate. */
+    /** {@link #CLAIM}, also recording the starts of the rate-limited types in ?5: only used when a type has a rate. */
     private static final String CLAIM_RECORDING_STARTS = CLAIMED
             + ", started as (insert into type_starts (type, at, tasks) select type, now(), count(*) from claimed "
             + "where type = any(?) group by type) select * from claimed";
@@ -76,9 +84,21 @@ public class AttemptTransitions {
      * Tasks no longer ENQUEUED (cancelled, or claimed already through a message delivered twice) are left
      * out. Rows are locked in id order, so two claimers of overlapping batches wait for each other and
      * never deadlock. A first attempt's claim also records how long the task waited since its
-     * submission, as PostgreSQL measures it.
+     * submission, as PostgreSQL measures it. For this replica's workers, which time out their attempts themselves.
      */
     public List<Claim> claim(Collection<UUID> ids, String claimer, Duration lease) {
+        return claim(ids, claimer, lease, false);
+    }
+
+    /**
+     * {@link #claim} for a remote worker: a task with a time-out gets its claim's end in PostgreSQL ({@code timeout_at}),
+     * where the lease ends too: past it the claim's writes are refused and recovery fails the attempt "timed out".
+     */
+    public List<Claim> claimForRemote(Collection<UUID> ids, String claimer, Duration lease) {
+        return claim(ids, claimer, lease, true);
+    }
+
+    private List<Claim> claim(Collection<UUID> ids, String claimer, Duration lease, boolean remote) {
         if (ids.isEmpty()) {
             return List.of();
         }
@@ -88,11 +108,12 @@ public class AttemptTransitions {
             // A rate-limited type's claims are its starts (DESIGN.md, "Configuration", "Type limits"), recorded with them.
             List<String> rated = limits.rated();
             try (PreparedStatement claim = connection.prepareStatement(rated.isEmpty() ? CLAIM : CLAIM_RECORDING_STARTS)) {
-                claim.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
-                claim.setString(2, claimer);
-                claim.setLong(3, lease.toMillis());
+                claim.setBoolean(1, remote);
+                claim.setArray(2, connection.createArrayOf("uuid", ids.toArray()));
+                claim.setString(3, claimer);
+                claim.setLong(4, lease.toMillis());
                 if (!rated.isEmpty()) {
-                    claim.setArray(4, connection.createArrayOf("text", rated.toArray()));
+                    claim.setArray(5, connection.createArrayOf("text", rated.toArray()));
                 }
                 List<Claimed> rowsClaimed = new ArrayList<>();
                 try (ResultSet row = claim.executeQuery()) {
@@ -100,8 +121,8 @@ public class AttemptTransitions {
                         rowsClaimed.add(new Claimed(new Claim(row.getObject("id", UUID.class),
                                 row.getString("type"), rows.object("payload", row), row.getInt("attempt"),
                                 row.getString("worker"), row.getString("owner"), row.getLong("fencing_token"),
-                                row.getObject("lease_until", OffsetDateTime.class).toInstant(), row.getString("trace_parent")),
-                                row.getDouble("waited_seconds")));
+                                row.getObject("lease_until", OffsetDateTime.class).toInstant(), row.getString("trace_parent"),
+                                timeout(row.getObject("timeout_ms", Long.class))), row.getDouble("waited_seconds")));
                     }
                 }
                 return rowsClaimed;
@@ -114,8 +135,13 @@ public class AttemptTransitions {
         return claimed.stream().map(Claimed::claim).toList();
     }
 
+    private static Duration timeout(Long millis) {
+        return millis == null ? null : Duration.ofMillis(millis);
+    }
+
     /**
-     * Extends a claim's processing lease; false if the claim is no longer the task's current one. Waits at
+     * Extends a claim's processing lease (not past a remote claim's time-out); false if the claim is no longer the task's
+     * current one, or has timed out. Waits at
      * most {@code answerWithin} (zero: no limit) for PostgreSQL's answer once it has a connection: a server or
      * network that stopped answering makes it fail instead of hang, and the connection is dropped. A statement
      * time-out would not do: PostgreSQL has to answer its cancel.
@@ -139,8 +165,9 @@ public class AttemptTransitions {
             if (answerWithin.isPositive()) {
                 connection.setNetworkTimeout(Runnable::run, Math.toIntExact(Math.max(1, answerWithin.toMillis())));
             }
-            try (PreparedStatement statement = connection.prepareStatement("update tasks set lease_until = now() "
-                    + "+ ? * interval '1 millisecond', updated_at = now() where " + CURRENT_CLAIM + " returning lease_until")) {
+            try (PreparedStatement statement = connection.prepareStatement("update tasks set lease_until = least(now() "
+                    + "+ ? * interval '1 millisecond', timeout_at), updated_at = now() where " + CURRENT_CLAIM
+                    + " returning lease_until")) {
                 statement.setLong(1, lease.toMillis());
                 bindClaim(statement, 2, claim);
                 try (ResultSet row = statement.executeQuery()) {
@@ -156,7 +183,7 @@ public class AttemptTransitions {
 
     /**
      * PROCESSING → SUCCEEDED for many attempts in one statement, each with its handler's result and each
-     * only where the task still carries that attempt's number and claim id.
+     * only where the task still carries that attempt's number and claim id, and the claim has not timed out.
      *
      * @return the claim ids of the attempts that moved their task; the others' claims were no longer current
      */
@@ -176,7 +203,7 @@ public class AttemptTransitions {
                     + "set status = 'SUCCEEDED', result = done.result::jsonb, lease_until = null, updated_at = now() "
                     + "from unnest(?::uuid[], ?::int[], ?::text[], ?::text[]) as done(id, attempt, worker, result) "
                     + "where tasks.id = done.id and tasks.status = 'PROCESSING' and tasks.attempt = done.attempt "
-                    + "and tasks.worker = done.worker returning tasks.id, tasks.worker, tasks.type, "
+                    + "and tasks.worker = done.worker and " + NOT_TIMED_OUT + " returning tasks.id, tasks.worker, tasks.type, "
                     + "tasks.has_dependents is true or tasks.callback is not null as follow_ups), "
                     + "landed as (delete from tasks_in_flight where task_id = any(array(select id from succeeded))) "
                     + "select worker, type, id, follow_ups from succeeded")) {

@@ -2,6 +2,7 @@ package io.taskfence.task.transition;
 
 import static io.taskfence.task.transition.TransitionSql.BACKOFF;
 import static io.taskfence.task.transition.TransitionSql.EXHAUSTED;
+import static io.taskfence.task.transition.TransitionSql.TIMED_OUT;
 import static io.taskfence.task.transition.TransitionSql.movedRows;
 
 import java.sql.PreparedStatement;
@@ -66,8 +67,8 @@ public class LeaseRecovery {
     }
 
     /**
-     * PROCESSING past its lease (its worker died or stalled) → FAILED with a backoff, or DEAD if that was
-     * the last attempt: the lapsed attempt counts. Rows another transaction holds (a batch of successes being
+     * PROCESSING past its lease (its worker died or stalled, or a remote claim reached its time-out, where its lease
+     * ends) → FAILED with a backoff, or DEAD if that was the last attempt: the lapsed attempt counts. Rows another transaction holds (a batch of successes being
      * written, which locks its rows in another order) are skipped, never waited for, so the two cannot
      * deadlock; a skipped row whose write then fails is taken at the next run.
      *
@@ -85,7 +86,9 @@ public class LeaseRecovery {
                     + TaskHistory.IMPLIED_EVENTS_CLEARED + ", "
                     + "run_at = " + BACKOFF + ", "
                     // The claim id names the pod; the error is the tenant's to read, the event's worker the operators'.
-                    + "last_error = 'processing lease expired: its worker stopped before finishing', "
+                    // A remote claim's lease ends at its time-out at the latest: then the attempt timed out.
+                    + "last_error = case when timeout_at <= lease_until then " + TIMED_OUT + " else "
+                    + "'processing lease expired: its worker stopped before finishing' end, "
                     + "lease_until = null, updated_at = now() where id = any(array(select id from expired)) "
                     + "and status = 'PROCESSING' and lease_until < now() returning status, type, id")) {
                 recover.setLong(1, backoffCap.toMillis());

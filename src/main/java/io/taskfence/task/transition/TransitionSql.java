@@ -14,11 +14,22 @@ final class TransitionSql {
     /** A task dispatch may take: waiting to run (PENDING, or FAILED and to be retried) and its {@code run_at} passed. */
     static final String DUE = "status in ('PENDING', 'FAILED') and run_at <= now()";
 
+    /** A remote claim's time-out has not come ({@code timeout_at}; a replica's own claims have none). */
+    static final String NOT_TIMED_OUT = "(tasks.timeout_at is null or tasks.timeout_at > now())";
+
     /**
-     * The write comes from the task's current claim: still PROCESSING under that attempt and claim id. Binds the
-     * task id, the attempt and the claim id ({@link #bindClaim}).
+     * The write comes from the task's current claim: still PROCESSING under that attempt and claim id, and not timed
+     * out. Binds the task id, the attempt and the claim id ({@link #bindClaim}).
      */
-    static final String CURRENT_CLAIM = "id = ? and status = 'PROCESSING' and attempt = ? and worker = ?";
+    static final String CURRENT_CLAIM = "id = ? and status = 'PROCESSING' and attempt = ? and worker = ? and "
+            + NOT_TIMED_OUT;
+
+    /**
+     * What an attempt that timed out failed with: {@code timed out after <n>s} (or {@code <n>ms}), as
+     * {@link io.taskfence.task.TaskRows#durationText} writes the time-out.
+     */
+    static final String TIMED_OUT = "'timed out after ' || case when timeout_ms % 1000 = 0 then (timeout_ms / 1000) "
+            + "|| 's' else timeout_ms || 'ms' end";
 
     /** Full-jitter exponential backoff for the attempt just made: random() * min(cap, base * 2^(attempt-1)); binds cap, base. */
     static final String BACKOFF = "now() + random() * least(?::bigint, ?::bigint * power(2, least(attempt - 1, 40)))"

@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Job {
 
     private final ClaimedTask task;
+    /** When the claim came, on this clock: the attempt's time-out counts from here. */
+    private final long claimedNanos = System.nanoTime();
     private final AtomicBoolean superseded = new AtomicBoolean();
     private volatile Thread runner;
 
@@ -20,6 +22,10 @@ public final class Job {
     /** True once the claim no longer holds its task: stop, and write nothing more for it. */
     public boolean superseded() {
         return superseded.get();
+    }
+
+    long claimedNanos() {
+        return claimedNanos;
     }
 
     void runOn(Thread thread) {

@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
@@ -24,10 +25,10 @@ import java.util.function.Supplier;
  * A worker loop for remote task types (docs/DESIGN.md, "Remote workers"): claims as many tasks as it has free slots,
  * runs each handler on a thread of its own with a heartbeat every third of the lease, and ends each claim with the
  * handler's result or failure. Once a claim no longer holds its task (a heartbeat or the end answered 409: the task
- * was cancelled, or this worker stalled past its lease and another took it over) the handler's thread is interrupted
- * and nothing more is written for it. {@link #stop} (and, with {@link #stopOnShutdown}, SIGTERM) stops the claiming,
- * gives running handlers the drain time, then hands back the claims of those still running. While the service cannot
- * be reached it backs off, up to 30 seconds.
+ * was cancelled, or this worker stalled past its lease and another took it over), or once the task's time-out has
+ * passed since the claim, the handler's thread is interrupted and nothing more is written for it. {@link #stop} (and,
+ * with {@link #stopOnShutdown}, SIGTERM) stops the claiming, gives running handlers the drain time, then hands back
+ * the claims of those still running. While the service cannot be reached it backs off, up to 30 seconds.
  */
 public final class Worker {
 
@@ -154,6 +155,7 @@ public final class Worker {
                 Thread.ofVirtual().name("taskfence-heartbeat-" + job.task().taskId()).start(heartbeat);
             }
         }, every, every, TimeUnit.MILLISECONDS);
+        Future<?> timeout = timeOut(job, heartbeats);
         try {
             Object result;
             try {
@@ -169,10 +171,32 @@ public final class Worker {
             }
             end(job, () -> completeOrFail(job, result));
         } finally {
+            timeout.cancel(false);
             beat.cancel(false);
             running.remove(job);
             slots.release();
         }
+    }
+
+    /**
+     * Stops the job once its attempt's time-out has passed since the claim came here (on this clock): by then the
+     * service refuses the claim's writes and recovery may hand the task on, so the handler is interrupted and its end
+     * not written, as for a superseded claim. The lease as this worker counts it thus never runs past the time-out,
+     * whatever the heartbeats say.
+     */
+    private Future<?> timeOut(Job job, ScheduledExecutorService scheduler) {
+        String timeout = job.task().timeout();
+        if (timeout == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        // The service writes it as <n>ms, or <n>s when whole seconds.
+        long millis = timeout.endsWith("ms") ? Long.parseLong(timeout.substring(0, timeout.length() - 2))
+                : Long.parseLong(timeout.substring(0, timeout.length() - 1)) * 1000;
+        long left = job.claimedNanos() + TimeUnit.MILLISECONDS.toNanos(millis) - System.nanoTime();
+        return scheduler.schedule(() -> {
+            LOG.log(Level.INFO, "task {0}: its attempt timed out after {1}; stopping it", job.task().taskId(), timeout);
+            job.supersede();
+        }, left, TimeUnit.NANOSECONDS);
     }
 
     /**
