@@ -40,6 +40,7 @@ import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
+import io.taskfence.testing.WorkerApiCalls;
 import io.taskfence.worker.RunningTasksProfile;
 
 /**
@@ -324,14 +325,7 @@ class RemoteWorkersTest {
 
     /** One claim of the type, waiting for it as long as the test allows; its fields at the root. */
     private static JsonPath claimOne(String type) {
-        JsonPath answer = null;
-        long end = System.nanoTime() + WAIT.toNanos();
-        while ((answer == null || answer.getList("claims").isEmpty()) && System.nanoTime() < end) {
-            answer = worker().contentType("application/json").body("{\"types\":[\"" + type + "\"],\"wait\":\"20s\"}")
-                    .post("/api/v1/claims").then().statusCode(200).extract().jsonPath();
-        }
-        assertEquals(1, answer.getList("claims").size(), "one task of " + type + " claimed: " + answer.prettify());
-        return answer.setRootPath("claims[0]");
+        return WorkerApiCalls.claimOne(ApiKeysForTests.WORKER_KEY, type, WAIT);
     }
 
     private static void complete(String claimId) {

@@ -29,6 +29,7 @@ import io.taskfence.task.TaskStatus;
 import io.taskfence.task.query.TaskQueries;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
+import io.taskfence.testing.WorkerApiCalls;
 
 /**
  * Attempt time-outs (DESIGN.md, "Task lifecycle", "Attempt time-outs"): a local handler past its time-out is
@@ -165,15 +166,9 @@ class AttemptTimeoutTest {
                 .extract().jsonPath();
     }
 
+    /** One claim of the type, waiting for it as long as the test allows; its fields at the root. */
     private static JsonPath claimOne(String type) {
-        JsonPath answer = null;
-        long end = System.nanoTime() + WAIT.toNanos();
-        while ((answer == null || answer.getList("claims").isEmpty()) && System.nanoTime() < end) {
-            answer = worker().contentType("application/json").body("{\"types\":[\"" + type + "\"],\"wait\":\"20s\"}")
-                    .post("/api/v1/claims").then().statusCode(200).extract().jsonPath();
-        }
-        assertEquals(1, answer.getList("claims").size(), "one task of " + type + " claimed: " + answer.prettify());
-        return answer.setRootPath("claims[0]");
+        return WorkerApiCalls.claimOne(ApiKeysForTests.ANY_WORKER_KEY, type, WAIT);
     }
 
     private Task task(UUID id) {
