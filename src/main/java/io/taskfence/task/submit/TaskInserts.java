@@ -45,8 +45,8 @@ final class TaskInserts {
     /**
      * One multi-row insert of {@code tasks}; a task whose (owner, key) is taken is left out. All are items of
      * {@code batch} (null: of none). Each is stored with its attempts' time-out: the one it asks for, capped at its
-     * type's, which it gets when it asks for none (DESIGN.md, "Task lifecycle", "Attempt time-outs"). Rows go in in (owner, key) order, so that two inserts sharing keys wait for each
-     * other instead of deadlocking.
+     * type's, which it gets when it asks for none (DESIGN.md, "Task lifecycle", "Attempt time-outs"). Rows go in in
+     * (owner, key) order, so that two inserts sharing keys wait for each other instead of deadlocking.
      *
      * @return the tasks inserted
      */
