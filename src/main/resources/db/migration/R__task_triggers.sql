@@ -2,9 +2,9 @@
 -- file after the versioned migrations whenever it changes, so a change of a trigger is a change here, and a reader
 -- finds the schema in force in one place. No trigger here writes tasks: each writes only side tables
 -- (task_event_log, tasks_due, tasks_in_flight, tasks_off_path, tasks_waiting, task_dependencies, batch_item_ends,
--- task_follow_ups); ArchitectureTest holds that. Every function names its tables unqualified and runs with the
--- search_path of the migration (the service's schema), so a session whose search_path is another schema still finds
--- them.
+-- task_follow_ups, task_dedupes); ArchitectureTest holds that. Every function names its tables unqualified and runs
+-- with the search_path of the migration (the service's schema), so a session whose search_path is another schema still
+-- finds them.
 
 -- A status change of a task whose history is not implied by its row (history_implied false: rows from before V13):
 -- its event.
@@ -95,6 +95,7 @@ begin
     delete from tasks_in_flight where task_id in (select id from deleted);
     delete from tasks_off_path where task_id in (select id from deleted);
     delete from tasks_waiting where task_id in (select id from deleted);
+    delete from task_dedupes where task_id in (select id from deleted);
     -- Two statements, one per index: an "or" of the two would scan every edge.
     delete from task_dependencies where task_id in (select id from deleted);
     delete from task_dependencies where depends_on in (select id from deleted);

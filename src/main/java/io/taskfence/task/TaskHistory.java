@@ -47,7 +47,7 @@ public class TaskHistory {
         // One statement: the task's existence (and scope) and its events come from the same snapshot.
         try (Connection connection = db.getConnection();
                 PreparedStatement read = connection.prepareStatement("select event.* from tasks "
-                        + "left join lateral (select id, at, from_status, to_status, attempt, worker, error "
+                        + "left join lateral (select id, at, from_status, to_status, attempt, worker, error, note "
                         + "from task_events where task_id = tasks.id order by id desc limit ?) as event on true "
                         + "where tasks.id = ? and (?::text is null or tasks.owner = ?) order by event.id")) {
             read.setInt(1, MAX_EVENTS);
@@ -64,7 +64,8 @@ public class TaskHistory {
                         String from = row.getString("from_status");
                         events.add(new TaskEvent(row.getTimestamp("at").toInstant(),
                                 from == null ? null : TaskStatus.valueOf(from), TaskStatus.valueOf(row.getString("to_status")),
-                                row.getInt("attempt"), row.getString("worker"), row.getString("error")));
+                                row.getInt("attempt"), row.getString("worker"), row.getString("error"),
+                                row.getString("note")));
                     }
                 } while (row.next());
                 return Optional.of(events);

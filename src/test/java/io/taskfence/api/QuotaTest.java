@@ -56,6 +56,25 @@ class QuotaTest {
         assertEquals(LIMIT, unfinished());
     }
 
+    /** Submissions that a dedupe key answers with its unstarted task count as that one task: not refused at the quota. */
+    @Test
+    void submissionsADedupeKeyAnswersCountAsTheOneTask() {
+        String held = "{\"type\":\"noop\",\"payload\":{},\"runAt\":\"" + java.time.Instant.now().plusSeconds(3600)
+                + "\",\"dedupe\":{\"key\":\"quota-held\",\"mode\":\"replace\"}}";
+        given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).contentType("application/json").body(held)
+                .post("/api/v1/tasks").then().statusCode(201);
+        for (int i = 1; i < LIMIT; i++) {
+            submit().post("/api/v1/tasks").then().statusCode(201);
+        }
+        for (int i = 0; i < 3; i++) {
+            given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).contentType("application/json").body(held)
+                    .post("/api/v1/tasks").then().statusCode(200);
+        }
+        given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).contentType("application/json")
+                .body(held.replace("quota-held", "quota-new")).post("/api/v1/tasks").then().statusCode(429);
+        assertEquals(LIMIT, unfinished());
+    }
+
     @Test
     void aBatchCountsAllItsTasksAndIsRefusedWhole() {
         submit().post("/api/v1/tasks").then().statusCode(201);

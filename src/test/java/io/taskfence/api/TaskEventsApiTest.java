@@ -53,7 +53,7 @@ class TaskEventsApiTest {
                 .body("items.worker", everyItem(nullValue()))
                 .body("items.error", everyItem(nullValue()))
                 .body("items.at", everyItem(notNullValue()))
-                .body("items[0].keySet()", containsInAnyOrder("at", "from", "to", "attempt", "worker", "error"));
+                .body("items[0].keySet()", containsInAnyOrder("at", "from", "to", "attempt", "worker", "error", "note"));
         as(ApiKeysForTests.ADMIN_KEY).get(EVENTS, id).then().statusCode(200).body("items", hasSize(3));
     }
 

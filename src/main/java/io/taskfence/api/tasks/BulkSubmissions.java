@@ -4,6 +4,7 @@ import static io.taskfence.api.tasks.BulkAnswer.Item.refused;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Singleton;
@@ -65,8 +66,10 @@ final class BulkSubmissions {
         if (owner != null) {
             rates.takeForBatch(owner, tasks.size());
         }
+        boolean intoBatch = body.then() != null || body.batchId() != null;
         for (int index = 0; index < tasks.size(); index++) {
             try {
+                refuseMisusedDedupe(tasks, index, intoBatch);
                 accepted.add(newTasks.newTask(index, tasks.get(index), owner));
                 acceptedAt.add(index);
             } catch (ProblemException refused) {
@@ -103,6 +106,26 @@ final class BulkSubmissions {
         }
         return BulkAnswer.of(List.of(items), submitted.batchId() == null ? null
                 : batchViews.find(submitted.batchId(), TaskScope.ALL).orElse(null));
+    }
+
+    /**
+     * Refuses a dedupe key where the task it answers could not stand in for the one sent: in a batch (the task its key
+     * holds may be of another batch, or of none), or named by another task's {@code dependsOnItems} (the task it answers
+     * may be another request's: name it by its id in dependsOn).
+     */
+    private static void refuseMisusedDedupe(List<BulkTask> tasks, int index, boolean intoBatch) {
+        BulkTask task = tasks.get(index);
+        if (task != null && task.dedupe() != null && intoBatch) {
+            throw Problems.about("tasks[" + index + "].dedupe", Status.BAD_REQUEST, "a task of a batch may not have a "
+                    + "dedupe key: the task its key holds may be of another batch, or of none");
+        }
+        for (int item : Optional.ofNullable(task == null ? null : task.dependsOnItems()).orElse(List.of())) {
+            if (item >= 0 && item < tasks.size() && tasks.get(item) != null && tasks.get(item).dedupe() != null) {
+                throw Problems.about("tasks[" + index + "].dependsOnItems", Status.BAD_REQUEST, "dependsOnItems names "
+                        + "tasks[" + item + "], which has a dedupe key: the task it answers may be another request's; "
+                        + "wait for that task by its id (dependsOn) instead");
+            }
+        }
     }
 
     /** The batch the request's tasks join, if it names one (DESIGN.md, "Batches"); its then task checked. */

@@ -80,6 +80,11 @@ public record BulkTask(
                 + "failure); capped at the type's timeout, which applies when absent", examples = "30s")
         String timeout,
 
+        @Valid
+        @Schema(description = "the task's dedupe key and mode: a submission with the key answers the unstarted task "
+                + "the key holds instead of making one")
+        DedupeRequest dedupe,
+
         @Size(max = NewTask.Dependencies.MAX, message = "must name at most " + NewTask.Dependencies.MAX + " items")
         @Schema(description = "places (from 0) of other tasks of this request to wait for, as dependsOn does; one "
                 + "that is refused refuses this one too, and a cycle is refused")
@@ -93,6 +98,6 @@ public record BulkTask(
     /** The task as a single submission's body. */
     SubmitRequest task() {
         return new SubmitRequest(type, payload, maxAttempts, runAt, priority, deadline, concurrencyKey, dependsOn,
-                onDependencyFailure, callback, timeout);
+                onDependencyFailure, callback, timeout, dedupe);
     }
 }

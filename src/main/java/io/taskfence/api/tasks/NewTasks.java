@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 import jakarta.inject.Singleton;
@@ -47,6 +48,10 @@ final class NewTasks {
     static final String CONCURRENCY_KEY_RULE = IDEMPOTENCY_KEY_RULE;
     /** The rule for a task's {@code timeout}; {@link #newTask} refuses a zero one. */
     static final String TIMEOUT_RULE = "must be a number of seconds or milliseconds, e.g. 30s or 500ms";
+    /** The rule for a dedupe's {@code period} and {@code maxWait}; {@link #dedupe} bounds them. */
+    static final String SPAN_RULE = "must be a number of milliseconds, seconds, minutes or hours, e.g. 500ms, 5s, 1m, 2h";
+    /** The longest a dedupe's period or maxWait may be. */
+    static final Duration LONGEST_SPAN = Duration.ofHours(24);
     static final String NOT_A_TASK = "a JSON object with at least type and payload";
 
     private final SubmissionChecks checks;
@@ -85,6 +90,10 @@ final class NewTasks {
             throw Problems.about("then", Status.BAD_REQUEST, "a then task waits for its batch's tasks alone: it may "
                     + "not name dependsOn, dependsOnItems or onDependencyFailure");
         }
+        if (then.dedupe() != null) {
+            throw Problems.about("then.dedupe", Status.BAD_REQUEST, "a then task is its batch's own: it may not have a "
+                    + "dedupe key");
+        }
         if (then.payload().has("batch")) {
             throw Problems.about("then.payload", Status.BAD_REQUEST, "a then task's payload may not have a member "
                     + "'batch': Taskfence puts the batch's outcome there when it releases the task");
@@ -103,6 +112,10 @@ final class NewTasks {
         if (!violations.isEmpty()) {
             violations.sort(Comparator.comparing(Problem.Violation::field));
             throw new ProblemException(Problem.invalid(violations));
+        }
+        if (item.dedupe() != null && item.dependsOnItems() != null) {
+            throw Problems.about(at + ".dedupe", Status.BAD_REQUEST, "a task with a dedupe key may not wait for "
+                    + "other tasks (dependsOnItems): the task its key holds waits for what it waited for");
         }
         try {
             return newTask(item.task(), item.idempotencyKey(), owner);
@@ -157,7 +170,59 @@ final class NewTasks {
                 .tracedBy(traceParent)
                 .waitingFor(body.dependsOn() == null ? NewTask.Dependencies.NONE
                         : new NewTask.Dependencies(body.dependsOn(), "run".equals(body.onDependencyFailure())))
-                .callingBack(callback(body.callback(), owner)).timingOutAfter(timeout);
+                .callingBack(callback(body.callback(), owner)).timingOutAfter(timeout)
+                .deduplicatedBy(dedupe(body, idempotencyKey));
+    }
+
+    /** The submission's dedupe, checked against what it may not be sent with; null for none. */
+    private static NewTask.Dedupe dedupe(SubmitRequest body, String idempotencyKey) {
+        DedupeRequest dedupe = body.dedupe();
+        if (dedupe == null) {
+            return null;
+        }
+        if (idempotencyKey != null) {
+            throw Problems.about("dedupe", Status.BAD_REQUEST, "dedupe and an idempotency key do not go together: "
+                    + "the key answers the task it made, while a dedupe key's task changes with each submission; a "
+                    + "dedupe submission sent again answers the same unstarted task");
+        }
+        if (body.dependsOn() != null || body.onDependencyFailure() != null) {
+            throw Problems.about("dedupe", Status.BAD_REQUEST, "a task with a dedupe key may not wait for other tasks "
+                    + "(dependsOn, onDependencyFailure): the task its key holds waits for what it waited for");
+        }
+        NewTask.Dedupe.Mode mode = NewTask.Dedupe.Mode.valueOf(dedupe.mode().toUpperCase(Locale.ROOT));
+        Duration period = span("dedupe.period", dedupe.period());
+        Duration maxWait = span("dedupe.maxWait", dedupe.maxWait());
+        if (mode != NewTask.Dedupe.Mode.DEBOUNCE && (period != null || maxWait != null)) {
+            throw Problems.about(period != null ? "dedupe.period" : "dedupe.maxWait", Status.BAD_REQUEST,
+                    "period and maxWait are a debounce's: mode " + dedupe.mode() + " takes neither");
+        }
+        if (mode == NewTask.Dedupe.Mode.DEBOUNCE) {
+            if (period == null) {
+                throw Problems.about("dedupe.period", Status.BAD_REQUEST, "a debounce needs a period: how long after "
+                        + "the last submission the task runs, e.g. 5s");
+            }
+            if (body.runAt() != null) {
+                throw Problems.about("runAt", Status.BAD_REQUEST, "a debounce sets the task's runAt (now + period): "
+                        + "send no runAt with it");
+            }
+            if (maxWait != null && maxWait.compareTo(period) < 0) {
+                throw Problems.about("dedupe.maxWait", Status.BAD_REQUEST, "maxWait (" + dedupe.maxWait()
+                        + ") must be at least period (" + dedupe.period() + ")");
+            }
+        }
+        return new NewTask.Dedupe(dedupe.key(), mode, period, maxWait);
+    }
+
+    /** A dedupe's span: more than 0, at most {@link #LONGEST_SPAN}; null when absent. */
+    private static Duration span(String field, String text) {
+        if (text == null) {
+            return null;
+        }
+        Duration span = Delay.parseSpan(text).orElseThrow();
+        if (span.isZero() || span.compareTo(LONGEST_SPAN) > 0) {
+            throw Problems.about(field, Status.BAD_REQUEST, field + " must be more than 0 and at most 24h, not " + text);
+        }
+        return span;
     }
 
     /** A callback whose URL the {@code callback} handler can call for {@code owner}: the {@code http} handler's rules. */

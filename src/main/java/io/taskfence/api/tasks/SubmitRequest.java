@@ -72,5 +72,10 @@ public record SubmitRequest(
         @Schema(description = "how long each attempt may take, <n>s or <n>ms: a local handler is then interrupted, a "
                 + "remote worker's claim superseded, and the attempt fails 'timed out after ...' (retried as any "
                 + "failure); capped at the type's timeout, which applies when absent", examples = "30s")
-        String timeout) {
+        String timeout,
+
+        @Valid
+        @Schema(description = "the task's dedupe key and mode: a submission with the key answers the unstarted task "
+                + "the key holds instead of making one")
+        DedupeRequest dedupe) {
 }

@@ -20,11 +20,26 @@ import io.taskfence.task.StorableJson;
  * is the submitting request's W3C {@code traceparent}, which the task's spans continue (DESIGN.md, "Tracing"); null
  * for none. {@code dependencies} are the tasks it waits for ({@link Dependencies#NONE}: none); {@code callback} where it
  * is reported when it ends (null: nowhere). {@code timeout} is the time-out it asks for its attempts (null: none); the
- * insert caps it at its type's (DESIGN.md, "Task lifecycle", "Attempt time-outs").
+ * insert caps it at its type's (DESIGN.md, "Task lifecycle", "Attempt time-outs"). {@code dedupe} names the unstarted
+ * task of the same owner and type this submission answers instead of making one (DESIGN.md, "Submission", "Dedupe");
+ * null for none.
  */
 public record NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt,
         Instant deadline, String idempotencyKey, String owner, String concurrencyKey, String traceParent,
-        Dependencies dependencies, Callback callback, Duration timeout) {
+        Dependencies dependencies, Callback callback, Duration timeout, Dedupe dedupe) {
+
+    /**
+     * A dedupe key and what a submission with it does to the task the key holds while that task has not started
+     * ({@link Dedupes}): {@code IGNORE} answers it, {@code REPLACE} gives it this submission's payload, runAt and
+     * priority, {@code DEBOUNCE} gives it this payload and moves its runAt to now + {@code period}, never past the
+     * first submission + {@code maxWait} (null: no bound). {@code period} is null but for {@code DEBOUNCE}.
+     */
+    public record Dedupe(String key, Mode mode, Duration period, Duration maxWait) {
+
+        public enum Mode {
+            IGNORE, REPLACE, DEBOUNCE
+        }
+    }
 
     /**
      * Where Taskfence POSTs the task's final view each time it ends (DESIGN.md, "Callbacks"), through a task of the
@@ -73,42 +88,54 @@ public record NewTask(String type, ObjectNode payload, int maxAttempts, int prio
     public NewTask(String type, ObjectNode payload, int maxAttempts, int priority, Instant runAt, Instant deadline,
             String idempotencyKey) {
         this(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, null, null, null, Dependencies.NONE,
-                null, null);
+                null, null, null);
     }
 
     /** This task, submitted by the API key named {@code owner}. */
     public NewTask ownedBy(String owner) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies, callback, timeout);
+                traceParent, dependencies, callback, timeout, dedupe);
     }
 
     /** This task in the concurrency group {@code concurrencyKey} (null: none). */
     public NewTask inGroup(String concurrencyKey) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies, callback, timeout);
+                traceParent, dependencies, callback, timeout, dedupe);
     }
 
     /** This task, waiting for {@code dependencies}. */
     public NewTask waitingFor(Dependencies dependencies) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies, callback, timeout);
+                traceParent, dependencies, callback, timeout, dedupe);
     }
 
     /** This task, calling back {@code callback} when it ends (null: none). */
     public NewTask callingBack(Callback callback) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies, callback, timeout);
+                traceParent, dependencies, callback, timeout, dedupe);
     }
 
     /** This task, continuing the trace {@code traceParent} (null: none). */
     public NewTask tracedBy(String traceParent) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies, callback, timeout);
+                traceParent, dependencies, callback, timeout, dedupe);
     }
 
     /** This task, its attempts timing out after {@code timeout} (null: none but its type's). */
     public NewTask timingOutAfter(Duration timeout) {
         return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
-                traceParent, dependencies, callback, timeout);
+                traceParent, dependencies, callback, timeout, dedupe);
+    }
+
+    /** This task, answered by the unstarted task {@code dedupe}'s key holds, if there is one (null: none). */
+    public NewTask deduplicatedBy(Dedupe dedupe) {
+        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
+                traceParent, dependencies, callback, timeout, dedupe);
+    }
+
+    /** This task, due at {@code runAt} (null: now). */
+    NewTask dueAt(Instant runAt) {
+        return new NewTask(type, payload, maxAttempts, priority, runAt, deadline, idempotencyKey, owner, concurrencyKey,
+                traceParent, dependencies, callback, timeout, dedupe);
     }
 }

@@ -11,11 +11,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.IntFunction;
+import java.util.stream.IntStream;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -25,7 +23,6 @@ import io.taskfence.task.Task;
 import io.taskfence.task.TaskRows;
 import io.taskfence.task.dependency.DependencyEdges;
 import io.taskfence.task.dependency.DependencyEdges.Dependency;
-import io.taskfence.task.dependency.ItemGraph;
 import io.taskfence.task.submit.outcome.OverQuota;
 import io.taskfence.task.submit.outcome.ReusedKey;
 import io.taskfence.task.submit.outcome.Submission;
@@ -33,7 +30,6 @@ import io.taskfence.task.submit.outcome.Submitted;
 import io.taskfence.task.submit.outcome.SubmittedBatch;
 import io.taskfence.task.submit.outcome.BatchRefusedException;
 import io.taskfence.task.submit.outcome.TypeTakenBack;
-import io.taskfence.task.submit.outcome.UnmetDependency;
 import io.taskfence.types.RemoteTypes;
 import io.taskfence.types.TypeLimits;
 import io.taskfence.task.transition.TransitionMeters;
@@ -52,6 +48,7 @@ public class Submissions {
     private final BatchMembership batches;
     private final TaskInserts inserts;
     private final RemoteTypes types;
+    private final Dedupes dedupes;
 
     Submissions(TaskDatabase database, TaskRows rows, TransitionMeters meters, Quotas quotas, RemoteTypes types,
             TypeLimits limits) {
@@ -62,6 +59,7 @@ public class Submissions {
         this.quotas = quotas;
         this.inserts = new TaskInserts(rows, limits);
         this.batches = new BatchMembership(rows, inserts);
+        this.dedupes = new Dedupes(rows);
     }
 
     /**
@@ -107,12 +105,16 @@ public class Submissions {
         UUID batch = database.retryingDeadlocks(() -> database.inTransaction(connection -> {
             Arrays.fill(outcomes, null);
             created.clear();
-            List<NewTask> counted = new ArrayList<>(submitted);
-            if (plan instanceof BatchPlan.NewBatch made) {
-                counted.add(made.then());
+            // The dedupe keys' locks come before the quota locks, in every transaction that takes both.
+            Dedupes.Found found = dedupes.lockAndFind(connection, submitted);
+            List<NewTask> toStore = found == Dedupes.Found.NONE ? submitted
+                    : submitted.stream().map(task -> Dedupes.asMade(task, found.now())).toList();
+            List<NewTask> counted = new ArrayList<>(toStore);
+            if (plan instanceof BatchPlan.NewBatch newBatch) {
+                counted.add(newBatch.then());
             }
             Submitted[] quota = new Submitted[counted.size()];
-            quotas.refuseOverQuota(connection, counted, quotaForAll, quota);
+            refuseOverQuota(connection, counted, quotaForAll, found, quota);
             System.arraycopy(quota, 0, outcomes, 0, size);
             if (plan != null && Arrays.stream(quota).anyMatch(OverQuota.class::isInstance)) {
                 return null; // the batch's one owner is over its quota: nothing is stored
@@ -128,10 +130,10 @@ public class Submissions {
             Submitted[] beforeInsert = outcomes.clone();
             while (true) {
                 Savepoint beforeThisTry = anyItems ? connection.setSavepoint() : null;
-                List<NewTask> tasks = existing.isEmpty() ? submitted : submitted.stream()
+                List<NewTask> tasks = existing.isEmpty() ? toStore : toStore.stream()
                         .map(task -> task.waitingFor(task.dependencies().withIds(existing))).toList();
                 List<Integer> storedNow = insertEach(connection, tasks, outcomes, created, batchId,
-                        joined == null ? null : joined.thenTask());
+                        joined == null ? null : joined.thenTask(), found);
                 // An item another item waits for was not inserted (its key had made a task already, or names another
                 // request): again, without it, so that its dependents wait for the task it names, or are refused.
                 Set<Integer> missed = new HashSet<>();
@@ -140,6 +142,7 @@ public class Submissions {
                             .forEach(missed::add);
                 }
                 if (missed.isEmpty()) {
+                    dedupes.answer(connection, toStore, found, outcomes);
                     if (joined != null && joined.made() && storedNow.isEmpty()) {
                         connection.rollback(beforeBatch); // a batch of no task is not made, nor its then task
                         return null;
@@ -173,13 +176,13 @@ public class Submissions {
      * @return the places of the tasks inserted
      */
     private List<Integer> insertEach(Connection connection, List<NewTask> tasks, Submitted[] outcomes,
-            List<TransitionMeters.Moved> created, UUID batch, UUID thenTask) throws SQLException {
+            List<TransitionMeters.Moved> created, UUID batch, UUID thenTask, Dedupes.Found found) throws SQLException {
         int size = tasks.size();
-        Map<UUID, Dependency> dependencies = lockDependencies(connection, tasks, outcomes);
-        refuseUnmetDependencies(tasks, dependencies, thenTask, outcomes);
+        Map<UUID, Dependency> dependencies = DependencyChecks.lockDependencies(connection, tasks, outcomes);
+        DependencyChecks.refuseUnmetDependencies(tasks, dependencies, thenTask, outcomes);
         List<Integer> stored = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
-            if (outcomes[i] == null) {
+            if (outcomes[i] == null && !found.answered(i)) {
                 stored.add(i);
             }
         }
@@ -197,7 +200,7 @@ public class Submissions {
             waitedFor.addAll(tasks.get(i).dependencies().items());
         }
         List<Task> inserted = inserts.insert(connection, stored.stream().map(i -> new TaskInserts.Row(ids[i],
-                tasks.get(i), payloads[i], unended(tasks.get(i), dependencies), waitedFor.contains(i), false)).toList(),
+                tasks.get(i), payloads[i], DependencyChecks.unended(tasks.get(i), dependencies), waitedFor.contains(i), false)).toList(),
                 batch);
         List<Integer> storedNow = new ArrayList<>();
         for (Task task : inserted) {
@@ -208,7 +211,7 @@ public class Submissions {
             storedNow.add(i);
             created.add(new TransitionMeters.Moved(task.status(), task.type()));
         }
-        DependencyEdges.insert(connection, storedNow.stream().flatMap(i -> edges(ids[i], tasks.get(i).dependencies(),
+        DependencyEdges.insert(connection, storedNow.stream().flatMap(i -> DependencyChecks.edges(ids[i], tasks.get(i).dependencies(),
                 dependencies, item -> ids[item]).stream()).toList());
         List<Integer> taken = new ArrayList<>();
         for (int i : stored) {
@@ -223,6 +226,20 @@ public class Submissions {
             answerTakenKeys(connection, tasks, taken, payloads, outcomes);
         }
         return storedNow;
+    }
+
+    /**
+     * {@link Quotas#refuseOverQuota} for the tasks that would make one: not those whose dedupe keys answer a task
+     * ({@code found}), which count as that one.
+     */
+    private void refuseOverQuota(Connection connection, List<NewTask> counted, boolean quotaForAll,
+            Dedupes.Found found, Submitted[] quota) throws SQLException {
+        List<Integer> making = IntStream.range(0, counted.size()).filter(i -> !found.answered(i)).boxed().toList();
+        Submitted[] some = new Submitted[making.size()];
+        quotas.refuseOverQuota(connection, making.stream().map(counted::get).toList(), quotaForAll, some);
+        for (int j = 0; j < making.size(); j++) {
+            quota[making.get(j)] = some[j];
+        }
     }
 
     /** The outcomes of the tasks whose idempotency keys had made tasks already: that task, or {@link ReusedKey}. */
@@ -277,74 +294,5 @@ public class Submissions {
                 outcomes[i] = new TypeTakenBack(type);
             }
         }
-    }
-
-    /** Locks the tasks the submissions not refused yet depend on ({@link DependencyEdges#lock}). */
-    private static Map<UUID, Dependency> lockDependencies(Connection connection, List<NewTask> tasks, Submitted[] outcomes)
-            throws SQLException {
-        Set<DependencyEdges.Wanted> wanted = new HashSet<>();
-        for (int i = 0; i < tasks.size(); i++) {
-            if (outcomes[i] == null) {
-                String owner = tasks.get(i).owner();
-                tasks.get(i).dependencies().ids().forEach(id -> wanted.add(new DependencyEdges.Wanted(id, owner)));
-            }
-        }
-        return DependencyEdges.lock(connection, wanted);
-    }
-
-    /**
-     * Marks {@link UnmetDependency} the tasks that depend on a task their owner does not have, on one that has ended
-     * DEAD or CANCELLED while they would be cancelled by that, on the then task of the batch they join, or on an item
-     * of the submission that is not stored: each would be a task that can never run.
-     */
-    private static void refuseUnmetDependencies(List<NewTask> tasks, Map<UUID, Dependency> dependencies, UUID thenTask,
-            Submitted[] outcomes) {
-        Map<Integer, List<Integer>> waitsFor = new HashMap<>();
-        for (int i = 0; i < tasks.size(); i++) {
-            if (outcomes[i] == null) {
-                Optional<String> unmet = unmetId(tasks.get(i), dependencies, thenTask);
-                outcomes[i] = unmet.map(UnmetDependency::new).orElse(null);
-                waitsFor.put(i, tasks.get(i).dependencies().items());
-            }
-        }
-        ItemGraph.waitingForRefused(waitsFor, item -> outcomes[item] != null).keySet().forEach(item -> outcomes[item] =
-                new UnmetDependency("it depends on another task of this request, which is not stored"));
-    }
-
-    /** Why the task cannot wait for the tasks its ids name, if it cannot. */
-    private static Optional<String> unmetId(NewTask task, Map<UUID, Dependency> dependencies, UUID thenTask) {
-        for (UUID id : task.dependencies().ids()) {
-            if (id.equals(thenTask)) {
-                // The then task waits for every task of its batch, this one too: neither would ever run.
-                return Optional.of("dependsOn names task " + id + ", the then task of the batch this task joins, which "
-                        + "runs only once every task of the batch has ended: neither would ever run");
-            }
-            Dependency dependency = dependencies.get(id);
-            if (dependency == null || !Objects.equals(dependency.owner(), task.owner())) {
-                return Optional.of("dependsOn names task " + id + ", which "
-                        + (task.owner() == null ? "does not exist" : "API key '" + task.owner() + "' does not have"));
-            }
-            if (dependency.failed() && !task.dependencies().runIfOneFails()) {
-                return Optional.of("dependsOn names task " + id + ", which has ended " + dependency.status()
-                        + ": this task would be cancelled at once (onDependencyFailure 'cancel'); send "
-                        + "onDependencyFailure 'run' to run it anyway");
-            }
-        }
-        return Optional.empty();
-    }
-
-    /** How many of the task's dependencies have not ended yet (the items submitted with it never have). */
-    private static int unended(NewTask task, Map<UUID, Dependency> dependencies) {
-        return task.dependencies().items().size()
-                + (int) task.dependencies().ids().stream().filter(id -> !dependencies.get(id).status().ended()).count();
-    }
-
-    /** The edges of the tasks inserted; those whose dependency had ended are resolved already. */
-    private static List<DependencyEdges.Edge> edges(UUID task, NewTask.Dependencies waitsFor,
-            Map<UUID, Dependency> dependencies, IntFunction<UUID> itemId) {
-        List<DependencyEdges.Edge> edges = new ArrayList<>();
-        waitsFor.ids().forEach(id -> edges.add(new DependencyEdges.Edge(id, task, dependencies.get(id).status().ended())));
-        waitsFor.items().forEach(item -> edges.add(new DependencyEdges.Edge(itemId.apply(item), task, false)));
-        return edges;
     }
 }

@@ -1,0 +1,253 @@
+package io.taskfence.api.tasks;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import javax.sql.DataSource;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.ValidatableResponse;
+import io.restassured.specification.RequestSpecification;
+import io.taskfence.task.Sql;
+import io.taskfence.task.TaskFixtures;
+import io.taskfence.task.TaskTransitions;
+import io.taskfence.testing.ApiKeysForTests;
+import io.taskfence.testing.TestServers;
+
+/**
+ * A submission's {@code dedupe} (DESIGN.md, "Submission", "Dedupe"): while the task a key made has not started, a
+ * submission with the key answers it (200) after ignoring, replacing or debouncing it; after the start the key makes a
+ * new task. Concurrent submissions of one key leave one task.
+ */
+@QuarkusTest
+@TestServers
+class DedupeTest {
+
+    private static final String TASKS = "/api/v1/tasks";
+
+    @Inject
+    DataSource db;
+    @Inject
+    TaskFixtures fixtures;
+    @Inject
+    TaskTransitions transitions;
+
+    @Test
+    void ignoreAnswersTheTaskTheKeyHoldsUnchanged() {
+        String key = key();
+        Instant later = Instant.now().plus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS);
+        String id = submit(task("{\"n\":1}", ", \"runAt\":\"" + later + "\"", dedupe(key, "ignore", ""))).statusCode(201)
+                .extract().path("id");
+        submit(task("{\"n\":2}", ", \"priority\":5", dedupe(key, "ignore", ""))).statusCode(200)
+                .body("id", is(id)).body("payload.n", is(1)).body("priority", is(0)).body("runAt", is(later.toString()));
+        events(id).body("items.size()", is(1));
+    }
+
+    @Test
+    void replaceGivesTheTaskThePayloadRunAtAndPriorityOfTheLastSubmission() {
+        String key = key();
+        Instant later = Instant.now().plus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS);
+        String id = submit(task("{\"n\":1}", ", \"runAt\":\"" + later + "\"", dedupe(key, "replace", ""))).statusCode(201)
+                .extract().path("id");
+        Instant evenLater = later.plus(1, ChronoUnit.HOURS);
+        submit(task("{\"n\":2}", ", \"runAt\":\"" + evenLater + "\", \"priority\":7", dedupe(key, "replace", "")))
+                .statusCode(200).body("id", is(id)).body("payload.n", is(2)).body("priority", is(7))
+                .body("runAt", is(evenLater.toString())).body("status", is("PENDING"));
+        get(id).body("payload.n", is(2)).body("runAt", is(evenLater.toString()));
+        events(id).body("items.size()", is(2)).body("items[1].from", is("PENDING")).body("items[1].to", is("PENDING"))
+                .body("items[1].note", is("replaced (dedupe key " + key + "): runAt "
+                        + evenLater.toString().replace("Z", ".000Z")));
+    }
+
+    @Test
+    void debounceMovesRunAtToNowPlusPeriodButNeverPastTheFirstSubmissionPlusMaxWait() {
+        String key = key();
+        JsonPath first = submit(task("{\"n\":1}", "", dedupe(key, "debounce", ", \"period\":\"40m\", \"maxWait\":\"1h\"")))
+                .statusCode(201).extract().jsonPath();
+        Instant created = Instant.parse(first.getString("createdAt"));
+        assertEquals(created.plus(Duration.ofMinutes(40)), Instant.parse(first.getString("runAt")),
+                "the first submission's runAt: its time + period");
+        Sql.run(db, "update task_dedupes set run_by = run_by - interval '30 minutes' where key = ?", key);
+        // As if the first had been submitted 30 minutes ago: now + 40m is past its bound, first + 1h.
+        JsonPath second = submit(task("{\"n\":2}", "", dedupe(key, "debounce", ", \"period\":\"40m\", \"maxWait\":\"1h\"")))
+                .statusCode(200).extract().jsonPath();
+        assertEquals(first.getString("id"), second.getString("id"));
+        assertEquals(2, second.getInt("payload.n"));
+        assertEquals(created.plus(Duration.ofMinutes(30)), Instant.parse(second.getString("runAt")),
+                "runAt held at the first submission + maxWait");
+        JsonPath third = submit(task("{\"n\":3}", "", dedupe(key, "debounce", ", \"period\":\"1m\""))).statusCode(200)
+                .extract().jsonPath();
+        Instant thirdAt = Instant.parse(third.getString("updatedAt"));
+        assertEquals(thirdAt.plus(Duration.ofMinutes(1)), Instant.parse(third.getString("runAt")),
+                "a shorter period moves runAt earlier: now + period");
+        events(first.getString("id")).body("items.note[1]", containsString("debounced (dedupe key " + key + ")"));
+    }
+
+    @Test
+    void onceTheTaskHasStartedTheKeyMakesANewTask() {
+        String key = key();
+        String id = submit(task("{\"n\":1}", "", dedupe(key, "replace", ""))).statusCode(201).extract().path("id");
+        fixtures.enqueue(List.of(UUID.fromString(id)));
+        transitions.claim(UUID.fromString(id), "dedupe-test/claim", Duration.ofMinutes(1)).orElseThrow();
+        String next = submit(task("{\"n\":2}", "", dedupe(key, "replace", ""))).statusCode(201).extract().path("id");
+        assertTrue(!next.equals(id), "a new task");
+        get(id).body("payload.n", is(1));
+    }
+
+    @Test
+    void aKeyIsScopedToTheSubmittingApiKeyAndTheType() {
+        String key = key();
+        String later = ", \"runAt\":\"" + Instant.now().plus(1, ChronoUnit.HOURS) + "\"";
+        String mine = submit(task("{}", later, dedupe(key, "ignore", ""))).statusCode(201).extract().path("id");
+        String theirs = as(ApiKeysForTests.OTHER_SUBMIT_KEY).body(task("{}", later, dedupe(key, "ignore", "")))
+                .post(TASKS).then().statusCode(201).extract().path("id");
+        String otherType = submit("{\"type\":\"sleep\",\"payload\":{\"ms\":1}" + later + ", \"dedupe\":"
+                + dedupe(key, "ignore", "") + "}").statusCode(201).extract().path("id");
+        assertEquals(3, Set.of(mine, theirs, otherType).size());
+    }
+
+    /** One request with the key twice: one task, the second answering it; a batch's tasks all checked alike. */
+    @Test
+    void aBulkSubmissionWithOneKeyTwiceMakesOneTask() {
+        String key = key();
+        String later = ", \"runAt\":\"" + Instant.now().plus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS) + "\"";
+        String body = "{\"tasks\":[" + task("{\"n\":1}", later, dedupe(key, "replace", "")) + ","
+                + task("{\"n\":2}", later, dedupe(key, "replace", "")) + "]}";
+        JsonPath answer = as(ApiKeysForTests.SUBMIT_KEY).body(body).post(TASKS + "/batch").then().statusCode(200)
+                .extract().jsonPath();
+        assertEquals(List.of(201, 200), answer.getList("items.status"));
+        assertEquals(answer.getString("items[0].task.id"), answer.getString("items[1].task.id"));
+        get(answer.getString("items[0].task.id")).body("payload.n", is(2));
+    }
+
+    /**
+     * 16 threads submit 400 debounces of one key at once, then one more after all were answered: one task, every
+     * answer names it, its payload is the last one's, and its history has a debounce for each submission after the
+     * first.
+     */
+    @Test
+    void concurrentDebouncesOfOneKeyLeaveOneTaskWithTheLastPayload() throws Exception {
+        String key = key();
+        String period = ", \"period\":\"1h\"";
+        ExecutorService clients = Executors.newFixedThreadPool(16);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<String>> answers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 400; i++) {
+                String body = task("{\"n\":" + i + ",\"m\":\"" + key + "\"}", "", dedupe(key, "debounce", period));
+                answers.add(clients.submit(() -> {
+                    start.await();
+                    return submit(body).statusCode(org.hamcrest.Matchers.anyOf(is(200), is(201))).extract()
+                            .path("id");
+                }));
+            }
+            start.countDown();
+            Set<String> ids = new HashSet<>();
+            for (Future<String> answer : answers) {
+                ids.add(answer.get());
+            }
+            assertEquals(1, ids.size(), "every submission answered one task: " + ids);
+            String id = ids.iterator().next();
+            submit(task("{\"n\":\"last\",\"m\":\"" + key + "\"}", "", dedupe(key, "debounce", period))).statusCode(200)
+                    .body("id", is(id));
+            get(id).body("payload.n", is("last")).body("status", is("PENDING"));
+            assertEquals(1L, Sql.count(db, "select count(*) from tasks where payload ->> 'm' = ?", key));
+            events(id).body("items.size()", is(401)).body("items.note.findAll { it != null }.size()", is(400));
+        } finally {
+            clients.shutdownNow();
+        }
+    }
+
+    @Test
+    void whatADedupeMayNotBeSentWithIsRefusedAndStoresNothing() {
+        String key = key();
+        String mark = "{\"m\":\"" + key + "\"}";
+        refused(as(ApiKeysForTests.SUBMIT_KEY).header("Idempotency-Key", key).body(task(mark, "", dedupe(key, "ignore",
+                ""))), "dedupe", "dedupe and an idempotency key do not go together");
+        refused(as(ApiKeysForTests.SUBMIT_KEY).body(task(mark, ", \"dependsOn\":[\"" + UUID.randomUUID() + "\"]",
+                dedupe(key, "ignore", ""))), "dedupe", "may not wait for other tasks");
+        refused(as(ApiKeysForTests.SUBMIT_KEY).body(task(mark, "", dedupe(key, "debounce", ""))), "dedupe.period",
+                "a debounce needs a period");
+        refused(as(ApiKeysForTests.SUBMIT_KEY).body(task(mark, "", dedupe(key, "replace", ", \"period\":\"5s\""))),
+                "dedupe.period", "mode replace takes neither");
+        refused(as(ApiKeysForTests.SUBMIT_KEY).body(task(mark, ", \"runAt\":\"" + Instant.now() + "\"",
+                dedupe(key, "debounce", ", \"period\":\"5s\""))), "runAt", "send no runAt with it");
+        refused(as(ApiKeysForTests.SUBMIT_KEY).body(task(mark, "", dedupe(key, "debounce",
+                ", \"period\":\"5m\", \"maxWait\":\"1m\""))), "dedupe.maxWait", "must be at least period (5m)");
+        refused(as(ApiKeysForTests.SUBMIT_KEY).body(task(mark, "", dedupe(key, "debounce", ", \"period\":\"25h\""))),
+                "dedupe.period", "at most 24h, not 25h");
+        as(ApiKeysForTests.SUBMIT_KEY).body(task(mark, "", dedupe(key, "sometimes", ""))).post(TASKS).then()
+                .statusCode(400).body("violations[0].field", is("dedupe.mode"))
+                .body("violations[0].message", is("must be ignore, replace or debounce"));
+        as(ApiKeysForTests.SUBMIT_KEY).body(task(mark, "", dedupe(key, "debounce", ", \"period\":\"5 seconds\"")))
+                .post(TASKS).then().statusCode(400).body("violations[0].field", is("dedupe.period"));
+
+        String inABatch = "{\"then\":{\"type\":\"noop\",\"payload\":" + mark + "},\"tasks\":[" + task(mark, "",
+                dedupe(key, "ignore", "")) + "," + task(mark, "", "null") + "]}";
+        as(ApiKeysForTests.SUBMIT_KEY).body(inABatch).post(TASKS + "/batch").then().statusCode(200)
+                .body("items[0].status", is(400)).body("items[0].problem.detail", containsString("a task of a batch"))
+                .body("items[1].status", is(201));
+        String naming = "{\"tasks\":[" + task(mark, "", dedupe(key, "ignore", "")) + ",{\"type\":\"noop\","
+                + "\"payload\":" + mark + ",\"dependsOnItems\":[0]}]}";
+        as(ApiKeysForTests.SUBMIT_KEY).body(naming).post(TASKS + "/batch").then().statusCode(200)
+                .body("items[1].status", is(400))
+                .body("items[1].problem.detail", containsString("wait for that task by its id"));
+        // The batch's second task and the first task of the last request were stored (a batch's then task too).
+        assertEquals(3L, Sql.count(db, "select count(*) from tasks where payload ->> 'm' = ?", key));
+    }
+
+    private static void refused(RequestSpecification request, String field, String detail) {
+        request.post(TASKS).then().statusCode(400).contentType("application/problem+json")
+                .body("field", is(field)).body("detail", containsString(detail)).body("detail", not(is("")));
+    }
+
+    private static String key() {
+        return "dedupe-" + UUID.randomUUID();
+    }
+
+    private static String dedupe(String key, String mode, String more) {
+        return "{\"key\":\"" + key + "\",\"mode\":\"" + mode + "\"" + more + "}";
+    }
+
+    private static String task(String payload, String more, String dedupe) {
+        return "{\"type\":\"noop\",\"payload\":" + payload + more + ",\"dedupe\":" + dedupe + "}";
+    }
+
+    private static ValidatableResponse submit(String body) {
+        return as(ApiKeysForTests.SUBMIT_KEY).body(body).post(TASKS).then();
+    }
+
+    private static ValidatableResponse get(String id) {
+        return as(ApiKeysForTests.SUBMIT_KEY).get(TASKS + "/{id}", id).then().statusCode(200);
+    }
+
+    private static ValidatableResponse events(String id) {
+        return as(ApiKeysForTests.SUBMIT_KEY).get(TASKS + "/{id}/events", id).then().statusCode(200);
+    }
+
+    private static RequestSpecification as(String apiKey) {
+        return given().auth().oauth2(apiKey).contentType("application/json");
+    }
+}
