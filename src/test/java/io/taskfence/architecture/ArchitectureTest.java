@@ -53,6 +53,8 @@ class ArchitectureTest {
     private static final Map<String, Set<String>> WRITERS = Map.ofEntries(
             entry("task.submit.TaskInserts", Set.of("->PENDING", "->WAITING")),
             entry("task.dependency.DependencyEdges", Set.of()),
+            // A dedupe submission changes the payload and runAt of the unstarted task its key holds, not its status.
+            entry("task.submit.Dedupes", Set.of("?PENDING", "?WAITING")),
             entry("task.submit.Retries", Set.of("DEAD>PENDING", "CANCELLED>PENDING")),
             entry("task.transition.DispatchBatch", Set.of("PENDING>ENQUEUED", "FAILED>ENQUEUED")),
             entry("task.transition.AttemptTransitions", Set.of("ENQUEUED>PROCESSING", "PROCESSING>SUCCEEDED",

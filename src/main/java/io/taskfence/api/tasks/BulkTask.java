@@ -83,7 +83,7 @@ public record BulkTask(
         @Valid
         @Schema(description = "the task's dedupe key and mode: a submission with the key answers the unstarted task "
                 + "the key holds instead of making one")
-        DedupeRequest dedupe,
+        SubmitRequest.Dedupe dedupe,
 
         @Size(max = NewTask.Dependencies.MAX, message = "must name at most " + NewTask.Dependencies.MAX + " items")
         @Schema(description = "places (from 0) of other tasks of this request to wait for, as dependsOn does; one "

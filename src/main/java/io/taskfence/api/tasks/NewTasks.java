@@ -176,7 +176,7 @@ final class NewTasks {
 
     /** The submission's dedupe, checked against what it may not be sent with; null for none. */
     private static NewTask.Dedupe dedupe(SubmitRequest body, String idempotencyKey) {
-        DedupeRequest dedupe = body.dedupe();
+        SubmitRequest.Dedupe dedupe = body.dedupe();
         if (dedupe == null) {
             return null;
         }

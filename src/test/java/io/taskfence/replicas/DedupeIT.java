@@ -1,0 +1,167 @@
+package io.taskfence.replicas;
+
+import static io.taskfence.replicas.ClusterChecks.assertTransitionsAreEdges;
+import static io.taskfence.replicas.ClusterChecks.awaitStatus;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.taskfence.testing.PackagedService;
+import io.taskfence.testing.ReplicaCluster;
+
+/**
+ * Dedupe keys across three packaged replicas (issue 44): a thousand debounces of one key sent to all three at once
+ * leave one task, which runs once, with the last payload, after the period; a stream of debounces longer than maxWait
+ * has its task run by its first submission + maxWait, and the submissions after that start make a new task.
+ */
+class DedupeIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int SUBMISSIONS = 1000;
+    private static final Duration PERIOD = Duration.ofSeconds(10);
+
+    @Test
+    void aThousandDebouncesOfOneKeyAcrossThreeReplicasRunOneTaskOnceWithTheLastPayloadAfterThePeriod()
+            throws Exception {
+        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
+            String dedupe = "\"dedupe\":{\"key\":\"customer-17\",\"mode\":\"debounce\",\"period\":\""
+                    + PERIOD.toSeconds() + "s\"}";
+            ExecutorService clients = Executors.newFixedThreadPool(12);
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<JsonNode>> answers = new ArrayList<>();
+            try {
+                for (int i = 0; i < SUBMISSIONS - 1; i++) {
+                    PackagedService replica = cluster.replicas().get(i % 3);
+                    String body = "{\"type\":\"noop\",\"payload\":{\"n\":" + i + "}," + dedupe + "}";
+                    answers.add(clients.submit(() -> {
+                        go.await();
+                        return answer(cluster.post(replica, "/api/v1/tasks", body));
+                    }));
+                }
+                long started = System.nanoTime();
+                go.countDown();
+                Set<String> ids = new LinkedHashSet<>();
+                for (Future<JsonNode> answer : answers) {
+                    ids.add(answer.get().get("id").asText());
+                }
+                // The last one, sent after every other was answered: its payload is the one the task runs with.
+                JsonNode last = answer(cluster.post(cluster.replicas().get(2), "/api/v1/tasks",
+                        "{\"type\":\"noop\",\"payload\":{\"n\":\"last\"}," + dedupe + "}"));
+                ids.add(last.get("id").asText());
+                Duration took = Duration.ofNanos(System.nanoTime() - started);
+                assertEquals(1, ids.size(), "every submission answered one task: " + ids);
+                UUID task = UUID.fromString(ids.iterator().next());
+                assertEquals(1L, count(cluster, "select count(*) from tasks"), "tasks stored");
+
+                awaitStatus(cluster, List.of(task), "SUCCEEDED", Duration.ofSeconds(60));
+                List<Instant> starts = starts(cluster, task);
+                assertEquals(1, starts.size(), "the task ran once: " + starts);
+                Instant lastSubmitted = Instant.parse(last.get("updatedAt").asText());
+                assertFalse(starts.getFirst().isBefore(lastSubmitted.plus(PERIOD)), "the task started at "
+                        + starts.getFirst() + ", before the last submission (" + lastSubmitted + ") + the period");
+                assertEquals("last", value(cluster, "select payload ->> 'n' from tasks where id = ?", task),
+                        "the payload it ran with");
+                assertEquals(String.valueOf(SUBMISSIONS - 1), value(cluster, "select count(*) from task_events "
+                        + "where task_id = ? and note like 'debounced%'", task), "debounces in its history");
+                System.out.printf("%s: %d debounces of one key in %d ms left one task, which started %d ms after the "
+                        + "last%n", cluster, SUBMISSIONS, took.toMillis(),
+                        Duration.between(lastSubmitted, starts.getFirst()).toMillis());
+            } finally {
+                clients.shutdownNow();
+            }
+            assertTransitionsAreEdges(cluster);
+        }
+    }
+
+    @Test
+    void aStreamOfDebouncesRunsItsTaskByTheFirstSubmissionPlusMaxWaitAndTheNextOnesMakeANewTask() throws Exception {
+        try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of())) {
+            String body = "{\"type\":\"noop\",\"payload\":{},\"dedupe\":{\"key\":\"stream\",\"mode\":\"debounce\","
+                    + "\"period\":\"2s\",\"maxWait\":\"4s\"}}";
+            List<JsonNode> answers = new ArrayList<>();
+            // One every 250 ms, round the replicas, until the first task has started and a second one answers.
+            Instant giveUp = Instant.now().plusSeconds(60);
+            while (answers.stream().map(answer -> answer.get("id").asText()).distinct().count() < 2) {
+                assertTrue(Instant.now().isBefore(giveUp), "no second task within 60 s: " + answers.size() + " answers");
+                answers.add(answer(cluster.post(cluster.replicas().get(answers.size() % 3), "/api/v1/tasks", body)));
+                Thread.sleep(250);
+            }
+            JsonNode first = answers.getFirst();
+            UUID task = UUID.fromString(first.get("id").asText());
+            Instant created = Instant.parse(first.get("createdAt").asText());
+            for (JsonNode answer : answers) {
+                if (answer.get("id").asText().equals(task.toString())) {
+                    assertFalse(Instant.parse(answer.get("runAt").asText()).isAfter(created.plusSeconds(4)),
+                            "a debounce moved runAt past the first submission + maxWait: " + answer);
+                }
+            }
+            awaitStatus(cluster, List.of(task), "SUCCEEDED", Duration.ofSeconds(60));
+            List<Instant> starts = starts(cluster, task);
+            assertEquals(1, starts.size(), "the first task ran once: " + starts);
+            assertFalse(starts.getFirst().isBefore(created.plusSeconds(4)), "it started before first + maxWait ("
+                    + starts.getFirst() + ", created " + created + "): the stream kept it waiting for its bound");
+            assertTrue(answers.size() > 16, "the stream lasted longer than maxWait: " + answers.size() + " submissions");
+            System.out.printf("%s: %d debounces in a stream; the first task started %d ms after its first submission%n",
+                    cluster, answers.size(), Duration.between(created, starts.getFirst()).toMillis());
+        }
+    }
+
+    private static JsonNode answer(HttpResponse<String> response) throws Exception {
+        assertTrue(response.statusCode() == 200 || response.statusCode() == 201, response.body());
+        return JSON.readTree(response.body());
+    }
+
+    /** When each attempt of the task started, from its history. */
+    private static List<Instant> starts(ReplicaCluster cluster, UUID task) throws SQLException {
+        List<Instant> starts = new ArrayList<>();
+        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement("select at from "
+                + "task_events where task_id = ? and to_status = 'PROCESSING' order by id")) {
+            query.setObject(1, task);
+            try (ResultSet row = query.executeQuery()) {
+                while (row.next()) {
+                    starts.add(row.getTimestamp(1).toInstant());
+                }
+            }
+        }
+        return starts;
+    }
+
+    private static long count(ReplicaCluster cluster, String sql) throws SQLException {
+        return Long.parseLong(value(cluster, sql, null));
+    }
+
+    private static String value(ReplicaCluster cluster, String sql, UUID task) throws SQLException {
+        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement(sql)) {
+            if (task != null) {
+                query.setObject(1, task);
+            }
+            try (ResultSet row = query.executeQuery()) {
+                row.next();
+                return row.getString(1);
+            }
+        }
+    }
+}
