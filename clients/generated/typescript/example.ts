@@ -8,6 +8,14 @@ export async function submitAndWait(url: string, key: string): Promise<object | 
   return done.status === TaskStatus.Succeeded ? done.result : undefined;
 }
 
+/** One task for many edits of a customer: each submission moves its start 5 s on, never past a minute. */
+export async function debounce(url: string, key: string, customer: number): Promise<string | undefined> {
+  const tasks = new TasksApi(new Configuration({ basePath: url, accessToken: key }));
+  const task = await tasks.submitTask({ submitTask: { type: "noop", payload: { customer },
+    dedupe: { key: `reindex-customer-${customer}`, mode: "debounce", period: "5s", maxWait: "1m" } } });
+  return task.id;
+}
+
 export async function claimAndComplete(url: string, workerKey: string): Promise<void> {
   const claims = new ClaimsApi(new Configuration({ basePath: url, accessToken: workerKey }));
   const { claims: claimed = [] } = await claims.claimTasks({ claimRequest: { types: ["resize"], wait: "20s" } });

@@ -57,15 +57,18 @@ class Client:
     def submit(self, type: str, payload: Dict[str, Any], *, max_attempts: Optional[int] = None,
                priority: Optional[int] = None, run_at: Optional[str] = None, deadline: Optional[str] = None,
                concurrency_key: Optional[str] = None, idempotency_key: Optional[str] = None,
-               traceparent: Optional[str] = None, attempt_timeout: Optional[str] = None) -> Dict[str, Any]:
+               traceparent: Optional[str] = None, attempt_timeout: Optional[str] = None,
+               dedupe: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         """Submits one task; answers the task (the one stored before, for a repeated idempotency key). With
         `traceparent` (W3C Trace Context: the caller's span), a tracing service runs the task in the caller's trace.
         `attempt_timeout` ("30s", "500ms") is the task's `timeout`: how long each attempt may take, capped at its
-        type's; the task's view shows the one that applies as `timeout`."""
+        type's; the task's view shows the one that applies as `timeout`. `dedupe` ({"key": ..., "mode": "ignore" |
+        "replace" | "debounce", "period": "5s", "maxWait": "1m"}): while the task the key made has not started, the
+        answer is that task, ignored, replaced or debounced, and no task is made."""
         body: Dict[str, Any] = {"type": type, "payload": payload}
         for name, value in (("maxAttempts", max_attempts), ("priority", priority), ("runAt", run_at),
                             ("deadline", deadline), ("concurrencyKey", concurrency_key),
-                            ("timeout", attempt_timeout)):
+                            ("timeout", attempt_timeout), ("dedupe", dedupe)):
             if value is not None:
                 body[name] = value
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}

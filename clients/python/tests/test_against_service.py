@@ -42,6 +42,15 @@ class AgainstTheService(unittest.TestCase):
         self.assertEqual("SUCCEEDED", task["status"])
         self.assertEqual({"doubled": 42, "token": 1}, task["result"])
 
+    def test_a_dedupe_key_answers_the_task_it_made_until_that_task_starts(self) -> None:
+        key = "py-" + uuid.uuid4().hex
+        later = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+        first = self.submitter.submit(TYPE, {"n": 1}, run_at=later, dedupe={"key": key, "mode": "replace"})
+        second = self.submitter.submit(TYPE, {"n": 2}, run_at=later, dedupe={"key": key, "mode": "replace"})
+        self.assertEqual(first["id"], second["id"])
+        self.assertEqual({"n": 2}, self.submitter.get(first["id"])["payload"])
+        self.submitter.cancel(first["id"])
+
     def test_a_permanent_error_ends_the_task_dead_and_another_is_retried(self) -> None:
         attempts: List[int] = []
 

@@ -89,12 +89,12 @@ async function loadHistory(path, target, stopped) {
     const items = history?.items ?? [];
     fill(target, items.length
       ? h('div', { class: 'scroll' }, h('table', { id: 'task-events' },
-        h('thead', {}, h('tr', {}, ['At', 'From', 'To', 'Attempt', 'Worker', 'Error']
+        h('thead', {}, h('tr', {}, ['At', 'From', 'To', 'Attempt', 'Worker', 'Error or note']
           .map((text) => h('th', { scope: 'col' }, text)))),
         h('tbody', {}, items.map((event) => h('tr', {},
           h('td', {}, time(event.at)), h('td', {}, event.from ?? '—'), h('td', {}, event.to ?? '—'),
           h('td', { class: 'number' }, event.attempt ?? '—'), h('td', {}, event.worker ?? '—'),
-          h('td', {}, event.error ?? ''))))))
+          h('td', {}, event.error ?? event.note ?? ''))))))
       : message('info', 'No recorded status change yet.'));
   } catch (refused) {
     if (stopped()) {

@@ -27,6 +27,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.taskfence.client.ClaimSupersededException;
 import io.taskfence.client.ClaimedTask;
+import io.taskfence.client.Dedupe;
 import io.taskfence.client.PermanentFailure;
 import io.taskfence.client.ServiceUnavailableException;
 import io.taskfence.client.TaskHandler;
@@ -86,6 +87,17 @@ class JavaClientIT {
             assertEquals("SUCCEEDED", retried.get("status").asText());
             assertEquals(2, retried.get("attempt").asInt());
         }
+    }
+
+    /** A dedupe key answers the task it made while that task has not started: the second debounce changes it. */
+    @Test
+    void aDebounceWithTheSameKeyAnswersTheUnstartedTaskWithTheNewPayload() {
+        Dedupe dedupe = Dedupe.debounce("java-client-" + UUID.randomUUID(), Duration.ofHours(1), Duration.ofHours(2));
+        JsonNode first = submitter.submit(RemoteTypeSettings.OTHER_TYPE, Map.of("n", 1), dedupe);
+        JsonNode second = submitter.submit(RemoteTypeSettings.OTHER_TYPE, Map.of("n", 2), dedupe);
+        assertEquals(first.get("id"), second.get("id"));
+        assertEquals(2, submitter.get(first.get("id").asText()).get("payload").get("n").asInt());
+        assertEquals("PENDING", second.get("status").asText());
     }
 
     @Test

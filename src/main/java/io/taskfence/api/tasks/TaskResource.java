@@ -125,7 +125,8 @@ public class TaskResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = Task.class)))
     @APIResponse(responseCode = "200", description = "the task an earlier request with this Idempotency-Key and the "
-            + "same type, payload and concurrencyKey made; nothing stored",
+            + "same type, payload and concurrencyKey made, nothing stored; or the unstarted task the dedupe key holds, "
+            + "ignored, replaced or debounced",
             headers = @Header(name = "Location", description = "the task's URL",
                     schema = @Schema(type = SchemaType.STRING, format = "uri")),
             content = @Content(mediaType = MediaType.APPLICATION_JSON,

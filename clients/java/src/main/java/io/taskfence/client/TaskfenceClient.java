@@ -71,7 +71,7 @@ public final class TaskfenceClient {
 
     /** Submits a task of {@code type}; answers the task as stored. */
     public JsonNode submit(String type, Object payload) {
-        return submit(type, payload, null);
+        return submit(type, payload, (String) null);
     }
 
     /**
@@ -80,6 +80,15 @@ public final class TaskfenceClient {
      */
     public JsonNode submit(String type, Object payload, String traceparent) {
         return call("POST", "/api/v1/tasks", Map.of("type", type, "payload", payload), timeout, traceparent);
+    }
+
+    /**
+     * Submits a task of {@code type} with a dedupe key: while the task the key made has not started, the answer is that
+     * task (ignored, replaced or debounced as {@code dedupe} says) and no task is made.
+     */
+    public JsonNode submit(String type, Object payload, Dedupe dedupe) {
+        return call("POST", "/api/v1/tasks", Map.of("type", type, "payload", payload, "dedupe", dedupe.json()), timeout,
+                null);
     }
 
     public JsonNode get(String taskId) {

@@ -25,6 +25,7 @@ import io.taskfence.generated.model.BatchTask;
 import io.taskfence.generated.model.ClaimRequest;
 import io.taskfence.generated.model.ClaimResult;
 import io.taskfence.generated.model.ClaimedTask;
+import io.taskfence.generated.model.Dedupe;
 import io.taskfence.generated.model.SubmitBatch;
 import io.taskfence.generated.model.SubmitTask;
 import io.taskfence.generated.model.Task;
@@ -91,6 +92,19 @@ class GeneratedClientSmokeTest {
 
         assertListed(done, TaskStatus.SUCCEEDED);
         assertListed(cancelled, TaskStatus.CANCELLED);
+    }
+
+    @Test
+    void aReplaceWithTheSameDedupeKeyAnswersTheUnstartedTaskWithTheNewPayload() throws Exception {
+        Dedupe dedupe = new Dedupe().key("generated-" + UUID.randomUUID()).mode(Dedupe.ModeEnum.REPLACE);
+        OffsetDateTime inAnHour = OffsetDateTime.now().plusHours(1);
+        Task first = tasks.submitTask(new SubmitTask().type("noop").payload(Map.of("n", 1)).runAt(inAnHour)
+                .dedupe(dedupe), null);
+        Task second = tasks.submitTask(new SubmitTask().type("noop").payload(Map.of("n", 2)).runAt(inAnHour)
+                .dedupe(dedupe), null);
+        assertEquals(first.getId(), second.getId());
+        assertEquals(Map.of("n", 2), json(tasks.getTask(first.getId(), null).getPayload()));
+        tasks.cancelTask(first.getId());
     }
 
     @Test
