@@ -103,6 +103,13 @@ public interface TaskfenceConfig {
         OptionalInt maxPerKey();
 
         /**
+         * At most this many tasks of one concurrency group started a second or a minute, {@code <n>/s} or
+         * {@code <n>/m} (e.g. calls to each customer's API); none: unlimited. Tasks without a {@code concurrencyKey}
+         * are in no group and not held by it.
+         */
+        Optional<String> ratePerKey();
+
+        /**
          * The longest one attempt of the type's tasks may take (DESIGN.md, "Task lifecycle", "Attempt time-outs"): a
          * local handler is then interrupted, a remote claim superseded, and the attempt fails "timed out after ..."; a
          * task's own {@code timeout} may be shorter. Fixed in each task when it is stored. None: no limit.

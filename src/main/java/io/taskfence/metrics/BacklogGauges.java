@@ -19,7 +19,8 @@ import io.taskfence.types.TypeLimits;
  * The gauges of the work waiting and under way, as the shared servers hold it (so every replica reports
  * the same numbers): {@code taskfence.tasks} per status, from one {@code group by status} count, and
  * {@code taskfence.queue.depth} and {@code taskfence.queue.pending}, from the stream, and {@code
- * taskfence.type.keys.at.limit} per type with {@code max-per-key}. Each is read
+ * taskfence.type.keys.at.limit} per type with {@code max-per-key}, {@code taskfence.type.keys.rate.limited} per type
+ * with {@code rate-per-key}. Each is read
  * when scraped, at most every {@link #MAX_AGE}; a server that is down leaves the last values (and NaN
  * before the first).
  */
@@ -36,6 +37,7 @@ final class BacklogGauges {
     private final CachedReading<Map<TaskStatus, Long>> tasks;
     private final CachedReading<Queue> queue;
     private final CachedReading<Map<String, Long>> keysAtLimit;
+    private final CachedReading<Map<String, Long>> keysRateLimited;
     private final CachedReading<FollowUps.Backlog> followUps;
 
     BacklogGauges(MeterRegistry registry, TaskQueries queries, TaskQueue taskQueue, TaskTypes types, TypeLimits limits,
@@ -44,6 +46,8 @@ final class BacklogGauges {
         this.queue = new CachedReading<>("the queue's length",
                 () -> new Queue(taskQueue.depth(), taskQueue.pending()), MAX_AGE);
         this.keysAtLimit = new CachedReading<>("the concurrency groups at their limit", types::keysAtLimit, MAX_AGE);
+        this.keysRateLimited = new CachedReading<>("the concurrency groups their rate holds back",
+                types::keysRateLimited, MAX_AGE);
         this.followUps = new CachedReading<>("the follow-ups' backlog", ends::backlog, MAX_AGE);
         for (TaskStatus status : TaskStatus.values()) {
             Gauge.builder("taskfence.tasks", tasks, reading -> reading.get()
@@ -80,6 +84,14 @@ final class BacklogGauges {
                         .description("Concurrency groups of the type with max-per-key tasks ENQUEUED, PROCESSING or "
                                 + "waiting to run again: their next tasks wait")
                         .tag("type", limit.type())
+                        .strongReference(true)
+                        .register(registry));
+        limits.ratedPerKey().forEach(type ->
+                Gauge.builder("taskfence.type.keys.rate.limited", keysRateLimited, reading -> reading.get()
+                        .map(counts -> (double) counts.getOrDefault(type, 0L)).orElse(Double.NaN))
+                        .description("Concurrency groups of the type with due tasks that its rate-per-key holds "
+                                + "back: their starts in the window and ENQUEUED tasks reach it")
+                        .tag("type", type)
                         .strongReference(true)
                         .register(registry));
     }

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.OffsetDateTime;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -35,8 +36,8 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
         return new DispatchRoom(at, excluded, kept, false);
     }
 
-    /** Rows older than the longest window (a minute) count for no type any more. */
-    private static final String PRUNE = "delete from type_starts where at < ?::timestamptz - interval '1 minute'";
+    /** Rows older than the longest window (a minute) count for no type, nor group, any more. */
+    private static final String PRUNE = "delete from %s where at < ?::timestamptz - interval '1 minute'";
 
     /**
      * Reads the paused types and the limited types' counts. The share lock on {@code paused_types} makes a
@@ -152,11 +153,47 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
         }
     }
 
-    /** Forgets starts past every window: the claims record them ({@link io.taskfence.task.transition.AttemptTransitions#claim}), dispatch prunes. */
-    public void forgetOldStarts(Connection connection) throws SQLException {
-        try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
-            prune.setObject(1, at);
-            prune.executeUpdate();
+    /**
+     * For each type with {@code rate-per-key}, its concurrency groups the rate holds back at {@code at}: those with due
+     * tasks whose starts in the window and ENQUEUED tasks together reach the rate. Found from the window's starts, so
+     * its cost follows the starts of a window, not the backlog.
+     */
+    static Map<String, Long> groupsRateLimited(Connection connection, Map<String, TypeLimit> limited,
+            OffsetDateTime at) throws SQLException {
+        var rated = limited.values().stream().filter(limit -> limit.ratePerKey().isPresent()).toList();
+        if (rated.isEmpty()) {
+            return new HashMap<>();
+        }
+        try (PreparedStatement count = connection.prepareStatement("select w.type, (select count(*) from (select 1 "
+                + "from group_starts s where s.type = w.type and s.at > ?::timestamptz - w.window_ms * interval "
+                + "'1 millisecond' group by s.owner, s.concurrency_key having sum(s.tasks) + (select count(*) "
+                + "from tasks_in_flight f join tasks t on t.id = f.task_id where f.type = w.type and f.owner = s.owner "
+                + "and f.concurrency_key = s.concurrency_key and t.status = 'ENQUEUED') >= w.starts "
+                + "and exists (select 1 from tasks_due d where d.type = w.type and d.owner = s.owner "
+                + "and d.concurrency_key = s.concurrency_key and d.run_at <= ?::timestamptz)) as held_back) "
+                + "from unnest(?::text[], ?::bigint[], ?::int[]) as w(type, window_ms, starts)")) {
+            count.setObject(1, at);
+            count.setObject(2, at);
+            count.setArray(3, connection.createArrayOf("text", rated.stream().map(TypeLimit::type).toArray()));
+            count.setArray(4, connection.createArrayOf("int8",
+                    rated.stream().map(limit -> limit.ratePerKey().get().window().toMillis()).toArray()));
+            count.setArray(5, connection.createArrayOf("int4",
+                    rated.stream().map(limit -> limit.ratePerKey().get().starts()).toArray()));
+            return countsByType(count);
+        }
+    }
+
+    /**
+     * Forgets starts past every window, of the types with a rate and of the groups of those with a rate per key: the
+     * claims record them ({@link io.taskfence.task.transition.AttemptTransitions#claim}), dispatch prunes.
+     */
+    public void forgetOldStarts(Connection connection, TypeLimits limits) throws SQLException {
+        for (String table : limits.rated().isEmpty() ? List.of("group_starts")
+                : limits.ratedPerKey().isEmpty() ? List.of("type_starts") : List.of("type_starts", "group_starts")) {
+            try (PreparedStatement prune = connection.prepareStatement(PRUNE.formatted(table))) {
+                prune.setObject(1, at);
+                prune.executeUpdate();
+            }
         }
     }
 

@@ -83,7 +83,7 @@ public class TaskTypes {
     public List<TypeState> limitsOnly() {
         Set<String> paused = paused();
         return names().stream().map(type -> state(type, paused.contains(type), Map.of(), Map.of(),
-                Map.of()).withoutClusterCounts()).toList();
+                Map.of(), Map.of()).withoutClusterCounts()).toList();
     }
 
     /** The types that have a limit or are paused, by name: the ones worth a line in the stats. */
@@ -105,6 +105,25 @@ public class TaskTypes {
         }
     }
 
+    /** For each type with {@code rate-per-key}, its concurrency groups the rate holds back now. */
+    public Map<String, Long> keysRateLimited() {
+        try (Connection connection = db.getConnection()) {
+            Map<String, Long> counts = DispatchRoom.groupsRateLimited(connection, limits.limited(), clock(connection));
+            limits.ratedPerKey().forEach(type -> counts.putIfAbsent(type, 0L));
+            return counts;
+        } catch (SQLException e) {
+            throw new TaskStoreException(e);
+        }
+    }
+
+    private static OffsetDateTime clock(Connection connection) throws SQLException {
+        try (PreparedStatement clock = connection.prepareStatement("select clock_timestamp()");
+                ResultSet row = clock.executeQuery()) {
+            row.next();
+            return row.getObject(1, OffsetDateTime.class);
+        }
+    }
+
     private Set<String> paused() {
         try (Connection connection = db.getConnection();
                 PreparedStatement select = connection.prepareStatement("select type from paused_types");
@@ -122,24 +141,20 @@ public class TaskTypes {
     private List<TypeState> states(Set<String> types) {
         Set<String> paused = paused();
         try (Connection connection = db.getConnection()) {
-            OffsetDateTime now;
-            try (PreparedStatement clock = connection.prepareStatement("select clock_timestamp()");
-                    ResultSet row = clock.executeQuery()) {
-                row.next();
-                now = row.getObject(1, OffsetDateTime.class);
-            }
+            OffsetDateTime now = clock(connection);
             Map<String, Long> inFlight = DispatchRoom.inFlight(connection, types);
             Map<String, Long> started = DispatchRoom.started(connection, limits.limited(), now);
             Map<String, Long> groupsAtLimit = DispatchRoom.groupsAtLimit(connection, limits.limited());
+            Map<String, Long> rateLimited = DispatchRoom.groupsRateLimited(connection, limits.limited(), now);
             return types.stream().sorted().map(type -> state(type, paused.contains(type), inFlight, started,
-                    groupsAtLimit)).toList();
+                    groupsAtLimit, rateLimited)).toList();
         } catch (SQLException e) {
             throw new TaskStoreException(e);
         }
     }
 
     private TypeState state(String type, boolean paused, Map<String, Long> inFlight, Map<String, Long> started,
-            Map<String, Long> groupsAtLimit) {
+            Map<String, Long> groupsAtLimit, Map<String, Long> rateLimited) {
         TypeLimit limit = limits.of(type);
         return new TypeState(type, paused, remote.contains(type),
                 limit.maxConcurrency().isPresent() ? limit.maxConcurrency().getAsInt() : null,
@@ -147,7 +162,9 @@ public class TaskTypes {
                 limit.maxPerKey().isPresent() ? limit.maxPerKey().getAsInt() : null,
                 inFlight.getOrDefault(type, 0L),
                 limit.rate().isPresent() ? started.getOrDefault(type, 0L) : null,
-                limit.maxPerKey().isPresent() ? groupsAtLimit.getOrDefault(type, 0L) : null);
+                limit.maxPerKey().isPresent() ? groupsAtLimit.getOrDefault(type, 0L) : null,
+                limit.ratePerKey().map(Rate::toString).orElse(null),
+                limit.ratePerKey().isPresent() ? rateLimited.getOrDefault(type, 0L) : null);
     }
 
     private boolean update(String sql, String... parameters) {

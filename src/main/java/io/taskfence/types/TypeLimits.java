@@ -17,11 +17,12 @@ import io.taskfence.TaskfenceConfig;
 import io.taskfence.handlers.TaskHandlers;
 
 /**
- * {@code taskfence.types.<type>.max-concurrency}, {@code .rate}, {@code .max-per-key} and {@code .timeout}, read and
- * checked at start-up: a type without a handler, a concurrency or max-per-key below 1, a rate that does not parse or a
- * time-out below a millisecond stops the replica there, named, rather than leaving a limit silently unenforced.
- * Dispatch holds the types to the first three ({@link io.taskfence.task.transition.DispatchBatch#enqueueDue}); the
- * time-out goes into each task of the type as it is stored.
+ * {@code taskfence.types.<type>.max-concurrency}, {@code .rate}, {@code .max-per-key}, {@code .rate-per-key} and
+ * {@code .timeout}, read and checked at start-up: a type without a handler, a concurrency or max-per-key below 1, a
+ * rate that does not parse or a time-out below a millisecond stops the replica there, named, rather than leaving a
+ * limit silently unenforced. Dispatch holds the types to the first four
+ * ({@link io.taskfence.task.transition.DispatchBatch#enqueueDue}); the time-out goes into each task of the type as it
+ * is stored.
  */
 @ApplicationScoped
 @Startup
@@ -82,18 +83,22 @@ public class TypeLimits {
                 throw new IllegalStateException(key + ".max-per-key is " + perKey.getAsInt()
                         + ": it must be at least 1 (pause the type to run none)");
             }
-            Optional<Rate> rate;
-            try {
-                rate = entry.getValue().rate().map(Rate::parse);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalStateException(key + ".rate: " + e.getMessage(), e);
-            }
-            TypeLimit limit = new TypeLimit(type, concurrency, rate, perKey);
+            Optional<Rate> rate = rate(key + ".rate", entry.getValue().rate());
+            Optional<Rate> ratePerKey = rate(key + ".rate-per-key", entry.getValue().ratePerKey());
+            TypeLimit limit = new TypeLimit(type, concurrency, rate, perKey, ratePerKey);
             if (limit.limited()) {
                 byType.put(type, limit);
             }
         }
         return Collections.unmodifiableMap(byType);
+    }
+
+    private static Optional<Rate> rate(String key, Optional<String> text) {
+        try {
+            return text.map(Rate::parse);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(key + ": " + e.getMessage(), e);
+        }
     }
 
     /** The type's limits; {@link TypeLimit#none} for a type without any. */
@@ -121,5 +126,10 @@ public class TypeLimits {
     /** The types with a rate, whose claims are recorded as starts ({@code type_starts}). */
     public List<String> rated() {
         return byType.values().stream().filter(limit -> limit.rate().isPresent()).map(TypeLimit::type).toList();
+    }
+
+    /** The types with a rate per key, whose claims are recorded as their groups' starts ({@code group_starts}). */
+    public List<String> ratedPerKey() {
+        return byType.values().stream().filter(limit -> limit.ratePerKey().isPresent()).map(TypeLimit::type).toList();
     }
 }

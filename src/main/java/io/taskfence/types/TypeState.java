@@ -15,16 +15,20 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  *        at any moment: what {@code rate} bounds; null when it has no rate
  * @param keysAtLimit its concurrency groups with {@code max-per-key} tasks ENQUEUED, PROCESSING or waiting to run
  *        again now, whose next tasks wait; null when it has no {@code max-per-key}
+ * @param ratePerKey its {@code rate-per-key}, null when it has none
+ * @param keysRateLimited its concurrency groups with due tasks that {@code rate-per-key} holds back now (their starts
+ *        in the window and ENQUEUED tasks reach it); null when it has no {@code rate-per-key}
  */
 @Schema(requiredProperties = { "type", "paused", "remote", "maxConcurrency", "rate", "maxPerKey", "inFlight", "rateUsed",
-        "keysAtLimit" })
+        "keysAtLimit", "ratePerKey", "keysRateLimited" })
 public record TypeState(String type, boolean paused, boolean remote, @Schema(nullable = true) Integer maxConcurrency,
         @Schema(nullable = true) String rate, @Schema(nullable = true) Integer maxPerKey,
         @Schema(nullable = true) Long inFlight, @Schema(nullable = true) Long rateUsed,
-        @Schema(nullable = true) Long keysAtLimit) {
+        @Schema(nullable = true) Long keysAtLimit, @Schema(nullable = true) String ratePerKey,
+        @Schema(nullable = true) Long keysRateLimited) {
 
     /** The state as a submit key sees it: the limits, but not how much of them every tenant together uses. */
     public TypeState withoutClusterCounts() {
-        return new TypeState(type, paused, remote, maxConcurrency, rate, maxPerKey, null, null, null);
+        return new TypeState(type, paused, remote, maxConcurrency, rate, maxPerKey, null, null, null, ratePerKey, null);
     }
 }

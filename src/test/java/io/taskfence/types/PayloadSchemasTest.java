@@ -99,6 +99,11 @@ class PayloadSchemasTest {
             }
 
             @Override
+            public Optional<String> ratePerKey() {
+                return Optional.empty();
+            }
+
+            @Override
             public Optional<java.time.Duration> timeout() {
                 return Optional.empty();
             }

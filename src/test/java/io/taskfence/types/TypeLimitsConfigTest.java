@@ -67,6 +67,17 @@ class TypeLimitsConfigTest {
     }
 
     @Test
+    void readsRatePerKeyAndStopsTheStartOnAMalformedOne() {
+        Map<String, TypeLimit> limits = TypeLimits.read(Map.of("sleep", perKeyRate("5/s")), REGISTERED);
+        assertEquals(Optional.of(new Rate(5, Duration.ofSeconds(1))), limits.get("sleep").ratePerKey());
+        assertTrue(limits.get("sleep").grouped(), "dispatch takes its tasks group by group");
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> TypeLimits.read(Map.of("noop", perKeyRate("5/h")), REGISTERED));
+        assertEquals("taskfence.types.noop.rate-per-key: '5/h' is not a rate: write <n>/s or <n>/m with n from 1, "
+                + "e.g. 10/s or 600/m", refused.getMessage());
+    }
+
+    @Test
     void aRemoteTypeNeedsATypesNameAndNoHandlerHere() {
         assertEquals(Set.of("resize"), RemoteTypes.read(Map.of("resize", remote(), "noop", type(1, null)), REGISTERED));
         IllegalStateException handled = assertThrows(IllegalStateException.class,
@@ -102,16 +113,25 @@ class TypeLimitsConfigTest {
     }
 
     private static TaskfenceConfig.Type timed(Duration timeout) {
-        return type(null, null, null, false, timeout);
+        return type(null, null, null, false, timeout, null);
+    }
+
+    private static TaskfenceConfig.Type perKeyRate(String ratePerKey) {
+        return type(null, null, null, false, null, ratePerKey);
     }
 
     private static TaskfenceConfig.Type type(Integer maxConcurrency, String rate, Integer maxPerKey, boolean remote) {
-        return type(maxConcurrency, rate, maxPerKey, remote, null);
+        return type(maxConcurrency, rate, maxPerKey, remote, null, null);
     }
 
     private static TaskfenceConfig.Type type(Integer maxConcurrency, String rate, Integer maxPerKey, boolean remote,
-            Duration timeout) {
+            Duration timeout, String ratePerKey) {
         return new TaskfenceConfig.Type() {
+            @Override
+            public Optional<String> ratePerKey() {
+                return Optional.ofNullable(ratePerKey);
+            }
+
             @Override
             public Optional<Duration> timeout() {
                 return Optional.ofNullable(timeout);

@@ -55,19 +55,23 @@ public class AttemptTransitions {
             + "timeout_at = claimable.timeout_at, "
             + "fencing_token = fencing_token + 1, started_at = now(), updated_at = now() from claimable "
             + "where tasks.id = claimable.id and tasks.status = 'ENQUEUED' "
-            + "returning tasks.id, type, payload, attempt, worker, owner, fencing_token, lease_until, trace_parent, "
-            + "timeout_ms, extract(epoch from now() - created_at) as waited_seconds) ";
-    private static final String CLAIM = CLAIMED + "select * from claimed";
-    /** {@link #CLAIM}, also recording the starts of the rate-limited types in ?5: only used when a type has a rate. */
-    private static final String CLAIM_RECORDING_STARTS = CLAIMED
-            + ", started as (insert into type_starts (type, at, tasks) select type, now(), count(*) from claimed "
-            + "where type = any(?) group by type) select * from claimed";
+            + "returning tasks.id, type, payload, attempt, worker, owner, concurrency_key, fencing_token, lease_until, "
+            + "trace_parent, timeout_ms, extract(epoch from now() - created_at) as waited_seconds) ";
+    /** The starts of the rate-limited types in the next parameter, recorded with the claim. */
+    private static final String TYPE_STARTS = ", started as (insert into type_starts (type, at, tasks) "
+            + "select type, now(), count(*) from claimed where type = any(?) group by type)";
+    /** The starts of the groups of the types with a rate per key in the next parameter, recorded with the claim. */
+    private static final String GROUP_STARTS = ", group_started as (insert into group_starts (type, owner, "
+            + "concurrency_key, at, tasks) select type, coalesce(owner, ''), concurrency_key, now(), count(*) "
+            + "from claimed where type = any(?) and concurrency_key is not null group by type, owner, concurrency_key)";
 
     private final TaskDatabase database;
     private final TaskRows rows;
     private final TransitionMeters meters;
     private final TypeLimits limits;
     private final Event<TasksEnded> ended;
+    /** The claim, recording the starts the types' rates count: only a type with a rate (per key) pays for it. */
+    private final String claimSql;
 
     AttemptTransitions(TaskDatabase database, TaskRows rows, TransitionMeters meters, TypeLimits limits,
             Event<TasksEnded> ended) {
@@ -76,6 +80,8 @@ public class AttemptTransitions {
         this.rows = rows;
         this.meters = meters;
         this.limits = limits;
+        this.claimSql = CLAIMED + (limits.rated().isEmpty() ? "" : TYPE_STARTS)
+                + (limits.ratedPerKey().isEmpty() ? "" : GROUP_STARTS) + " select * from claimed";
     }
 
     /**
@@ -106,14 +112,16 @@ public class AttemptTransitions {
         }
         List<Claimed> claimed = database.inConnection(connection -> {
             // A rate-limited type's claims are its starts (DESIGN.md, "Configuration", "Type limits"), recorded with them.
-            List<String> rated = limits.rated();
-            try (PreparedStatement claim = connection.prepareStatement(rated.isEmpty() ? CLAIM : CLAIM_RECORDING_STARTS)) {
+            try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
                 claim.setBoolean(1, remote);
                 claim.setArray(2, connection.createArrayOf("uuid", ids.toArray()));
                 claim.setString(3, claimer);
                 claim.setLong(4, lease.toMillis());
-                if (!rated.isEmpty()) {
-                    claim.setArray(5, connection.createArrayOf("text", rated.toArray()));
+                int next = 5;
+                for (List<String> types : List.of(limits.rated(), limits.ratedPerKey())) {
+                    if (!types.isEmpty()) {
+                        claim.setArray(next++, connection.createArrayOf("text", types.toArray()));
+                    }
                 }
                 List<Claimed> rowsClaimed = new ArrayList<>();
                 try (ResultSet row = claim.executeQuery()) {

@@ -181,15 +181,15 @@ public class DispatchBatch {
                 if (!batch.isEmpty()) {
                     logDispatch(connection, fence, batch.size());
                 }
-                if (!limits.rated().isEmpty()) {
-                    room.forgetOldStarts(connection);
+                if (!limits.rated().isEmpty() || !limits.ratedPerKey().isEmpty()) {
+                    room.forgetOldStarts(connection, limits);
                 }
                 return new Moved(taken, batch);
             }
         });
         // Committed: database.fenced() returns only after the commit. The next batch walks each owner's groups on
         // from the last key this one served.
-        moved.enqueued().stream().filter(row -> row.concurrencyKey() != null && limits.of(row.type()).maxPerKey().isPresent())
+        moved.enqueued().stream().filter(row -> row.concurrencyKey() != null && limits.of(row.type()).grouped())
                 .collect(Collectors.groupingBy(Enqueued::type, Collectors.groupingBy(Enqueued::owner,
                         Collectors.mapping(Enqueued::concurrencyKey, Collectors.toList()))))
                 .forEach((type, owners) -> owners.forEach((owner, keys) -> {

@@ -4,13 +4,15 @@ import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 
 import io.taskfence.types.DispatchRoom;
+import io.taskfence.types.Rate;
+import io.taskfence.types.TypeLimit;
 import io.taskfence.types.TypeLimits;
 
 /**
@@ -67,16 +69,16 @@ final class DueSelection {
         for (int i = 0; i < limitedTypes.size(); i++) {
             String type = limitedTypes.get(i);
             int typeRoom = Math.min(limit, room.room().get(type));
-            OptionalInt perKey = limits.of(type).maxPerKey();
-            if (perKey.isPresent()) {
+            TypeLimit typeLimit = limits.of(type);
+            boolean grouped = typeLimit.grouped();
+            if (grouped) {
                 selection.add(", ");
-                selection.groupRows(i, type, perKey.getAsInt(), typeRoom,
-                        groupCursors.getOrDefault(type, Map.of()));
+                selection.groupRows(i, typeLimit, room.at(), typeRoom, groupCursors.getOrDefault(type, Map.of()));
             }
             selection.add(", limited" + i + " as (");
             int n = i;
             selection.inTurns(shift, typeRoom, () -> selection.ownersTurns(() -> {
-                if (perKey.isPresent()) {
+                if (grouped) {
                     selection.firstRowsOfEachOwner("type = ? and concurrency_key is null", type, typeRoom);
                     selection.add(" union all select task_id, owner, priority, run_at from grouped" + n);
                 } else {
@@ -162,22 +164,26 @@ final class DueSelection {
     }
 
     /**
-     * {@code grouped<i>}: the due rows of a type with {@code max-per-key} that may go now (DESIGN.md, "Dispatch",
-     * "Concurrency groups"), at most {@code limit} an owner. Each owner's groups (concurrency keys) are walked in key
-     * order by a skip scan of {@code tasks_due_groups}, starting after the owner's cursor (the last key a batch
-     * served) and wrapping around, lazily: the walk stops once the owner has {@code limit} rows, and the next batch
-     * goes on from where this one served, so that no group waits behind others that keep getting room. A group's
-     * room is {@code max-per-key} less its tasks ENQUEUED or PROCESSING (an index probe of {@code
-     * tasks_in_flight_groups}) and those that were and wait again ({@code holds_place}); its due tasks that hold
-     * their places go first, then the others in submission order ({@code key_order}). A full group costs two index
-     * probes. One statement reads it all, so one snapshot: a task that moves from PROCESSING to FAILED meanwhile is
-     * counted once, never in neither.
+     * {@code grouped<i>}: the due rows of a type with {@code max-per-key} or {@code rate-per-key} that may go now
+     * (DESIGN.md, "Dispatch", "Concurrency groups"), at most {@code limit} an owner. Each owner's groups (concurrency
+     * keys) are walked in key order by a skip scan of {@code tasks_due_groups}, starting after the owner's cursor (the
+     * last key a batch served) and wrapping around, lazily: the walk stops once the owner has {@code limit} rows, and
+     * the next batch goes on from where this one served, so that no group waits behind others that keep getting room.
+     * A group's room is the least its limits leave: {@code max-per-key} less its tasks ENQUEUED or PROCESSING (an index
+     * probe of {@code tasks_in_flight_groups}) and those that were and wait again ({@code holds_place}), which go first;
+     * {@code rate-per-key} less its starts in the window ending at {@code at} ({@code group_starts}) and its tasks
+     * ENQUEUED, which may start at any moment; then its due tasks in submission order ({@code key_order}). A full group
+     * costs two index probes. One statement reads it all, so one snapshot: a task that moves from PROCESSING to FAILED
+     * meanwhile is counted once, never in neither.
      */
-    private void groupRows(int i, String type, int maxPerKey, int limit, Map<String, String> cursors)
+    private void groupRows(int i, TypeLimit limit, OffsetDateTime at, int most, Map<String, String> cursors)
             throws SQLException {
+        String type = limit.type();
         String nextGroup = "select next.owner, next.concurrency_key from %1$s cross join lateral (select d.owner, "
                 + "d.concurrency_key from tasks_due d where d.type = ? and d.owner = %1$s.owner "
                 + "and d.concurrency_key > %1$s.concurrency_key%2$s order by d.concurrency_key limit 1) as next";
+        String inFlight = "(select count(*) from tasks_in_flight f join tasks t on t.id = f.task_id where f.type = ? "
+                + "and f.owner = g.owner and f.concurrency_key = g.concurrency_key and t.status in (%s))";
         add("grouped" + i + " as (select owned.* from owners cross join lateral (select coalesce((select c.key "
                 + "from unnest(?::text[], ?::text[]) as c(owner, key) where c.owner = owners.owner), '') collate \"C\" as key) "
                 + "as cursor cross join lateral (with recursive after_cursor as ((select owner, concurrency_key "
@@ -189,19 +195,28 @@ final class DueSelection {
                 + nextGroup.formatted("up_to_cursor", " and d.concurrency_key <= cursor.key") + "), "
                 + "groups as (select * from after_cursor union all select * from up_to_cursor) "
                 + "select places.task_id, places.owner, places.priority, places.run_at from groups g "
-                + "cross join lateral (select ? - (select count(*) from tasks_in_flight f join tasks t on t.id = f.task_id "
-                + "where f.type = ? and f.owner = g.owner and f.concurrency_key = g.concurrency_key "
-                + "and t.status in ('ENQUEUED', 'PROCESSING')) as free) as running "
-                + "cross join lateral (select running.free, case when running.free > 0 then (select count(*) "
-                + "from tasks_due h where h.type = ? and h.owner = g.owner and h.concurrency_key = g.concurrency_key "
-                + "and h.holds_place) else 0 end as holding) as room "
+                + "cross join lateral (select least(",
+                array("text", cursors.keySet()), array("text", cursors.values()), type, type, type, type);
+        if (limit.maxPerKey().isPresent()) {
+            add("? - " + inFlight.formatted("'ENQUEUED', 'PROCESSING'"), limit.maxPerKey().getAsInt(), type);
+        }
+        if (limit.ratePerKey().isPresent()) {
+            Rate rate = limit.ratePerKey().get();
+            add((limit.maxPerKey().isPresent() ? ", " : "") + "? - " + inFlight.formatted("'ENQUEUED'")
+                    + " - (select coalesce(sum(s.tasks), 0) from group_starts s where s.type = ? and s.owner = g.owner "
+                    + "and s.concurrency_key = g.concurrency_key and s.at > ?::timestamptz - ? * interval '1 millisecond')",
+                    rate.starts(), type, type, at, rate.window().toMillis());
+        }
+        // Only max-per-key makes tasks hold places; a rate holds none for tasks not due yet.
+        add(") as free) as running cross join lateral (select running.free, case when running.free > 0 and ? then "
+                + "(select count(*) from tasks_due h where h.type = ? and h.owner = g.owner "
+                + "and h.concurrency_key = g.concurrency_key and h.holds_place) else 0 end as holding) as room "
                 + "cross join lateral (select group_rows.*, row_number() over (partition by holds_place order by key_order) "
                 + "as place from (select task_id, owner, priority, run_at, holds_place, key_order from tasks_due d "
                 + "where d.type = ? and d.owner = g.owner and d.concurrency_key = g.concurrency_key and d.run_at <= now() "
-                + "and room.free > 0 order by d.holds_place desc, d.key_order limit ?) as group_rows) as places "
-                + "where places.place <= case when places.holds_place then room.free else room.free - room.holding end "
-                + "limit ?) as owned)",
-                array("text", cursors.keySet()), array("text", cursors.values()), type, type, type, type, maxPerKey,
-                type, type, type, maxPerKey, limit);
+                + "and room.free > 0 order by d.holds_place desc, d.key_order limit greatest(room.free, 0)) as group_rows) "
+                + "as places where places.place <= case when places.holds_place then room.free "
+                + "else room.free - room.holding end limit ?) as owned)",
+                limit.maxPerKey().isPresent(), type, type, most);
     }
 }
