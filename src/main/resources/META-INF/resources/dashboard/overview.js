@@ -138,14 +138,16 @@ function draw(body, stats, schedules) {
     limited.length
       ? h('div', { class: 'scroll' }, h('table', { id: 'overview-types' },
         h('thead', {}, h('tr', {}, ['Type', 'Paused', 'At once (in flight / max)', 'Rate (started or queued in window)',
-          'Per key (groups at their max)']
+          'Per key (groups at their max)', 'Rate per key (groups held back)']
           .map((text) => h('th', { scope: 'col' }, text)))),
         h('tbody', {}, limited.map((type) => h('tr', { 'data-name': type.type },
           h('td', {}, h('code', {}, type.type)),
           h('td', {}, type.paused ? 'paused' : 'no'),
           h('td', { class: 'number' }, type.maxConcurrency == null ? '—' : `${type.inFlight} / ${type.maxConcurrency}`),
           h('td', { class: 'number' }, type.rate == null ? '—' : `${type.rateUsed ?? 0} of ${type.rate}`),
-          h('td', { class: 'number' }, type.maxPerKey == null ? '—' : `${type.keysAtLimit ?? 0} at ${type.maxPerKey}`))))))
+          h('td', { class: 'number' }, type.maxPerKey == null ? '—' : `${type.keysAtLimit ?? 0} at ${type.maxPerKey}`),
+          h('td', { class: 'number' },
+            type.ratePerKey == null ? '—' : `${type.keysRateLimited ?? 0} held at ${type.ratePerKey}`))))))
       : h('p', { id: 'overview-types' }, 'No type is paused or limited.'));
 
   const due = (schedules ?? []).filter((schedule) => !schedule.paused && schedule.nextFireAt)
