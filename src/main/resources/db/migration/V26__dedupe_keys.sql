@@ -1,8 +1,9 @@
 -- Dedupe keys (DESIGN.md, "Submission", "Dedupe"). task_dedupes: the task each (owner, type, key) made last, written
 -- by the submission that made it, under the key's advisory lock; it answers for the key while it has not started
--- (PENDING or WAITING, attempt 0), checked against the task on each look, so a started or deleted task's row is only
--- overwritten by the next. run_by: a debounce's bound, its first submission + maxWait; null for none. One row a key,
--- not one a task: a key used by a schedule for years is still one row. owner is '' without authentication.
+-- (PENDING or WAITING, never dispatched: enqueues = 0), checked against the task on each look, so a started or deleted
+-- task's row is only overwritten by the next. run_by: a debounce's bound, its first submission + maxWait; null for
+-- none. One row a key, not one a task: a key used by a schedule for years is still one row. owner is '' without
+-- authentication.
 create table task_dedupes (
     owner text not null,
     type text not null,

@@ -21,7 +21,7 @@ import io.taskfence.task.submit.outcome.Submitted;
 
 /**
  * Submissions with a dedupe key (DESIGN.md, "Submission", "Dedupe"): a key of an owner and type holds the task it made
- * while that task has not started, and a submission with the key answers that task instead of making one, after
+ * while that task has not started (never dispatched: a task handed back, or polled again after a "later", has), and a submission with the key answers that task instead of making one, after
  * {@code ignore}-ing, {@code replace}-ing or {@code debounce}-ing it. Race-free across replicas: a transaction takes
  * its keys' advisory locks (in one order, before the owners' quota locks) and holds them to its commit, so a key is
  * looked up and its task made or changed by one transaction at a time; the task's row is locked too, so the
@@ -87,7 +87,7 @@ final class Dedupes {
                 + "d.run_by from unnest(?::int[], ?::text[], ?::text[], ?::text[]) as wanted(place, owner, type, key) "
                 + "left join task_dedupes d on d.owner = wanted.owner and d.type = wanted.type and d.key = wanted.key), "
                 + "unstarted as (select id from tasks where id in (select task_id from found) "
-                + "and status in ('PENDING', 'WAITING') and attempt = 0 for update) "
+                + "and status in ('PENDING', 'WAITING') and enqueues = 0 for update) "
                 + "select found.place, unstarted.id, found.run_by, now() from found "
                 + "left join unstarted on unstarted.id = found.task_id")) {
             find.setArray(1, connection.createArrayOf("int4", places.toArray()));

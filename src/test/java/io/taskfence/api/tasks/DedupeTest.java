@@ -13,6 +13,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -32,7 +33,9 @@ import io.restassured.response.ValidatableResponse;
 import io.restassured.specification.RequestSpecification;
 import io.taskfence.task.Sql;
 import io.taskfence.task.TaskFixtures;
+import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
+import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 
@@ -106,11 +109,14 @@ class DedupeTest {
     }
 
     @Test
-    void onceTheTaskHasStartedTheKeyMakesANewTask() {
+    void onceTheTaskHasStartedTheKeyMakesANewTaskEvenIfItWaitsAgain() {
         String key = key();
         String id = submit(task("{\"n\":1}", "", dedupe(key, "replace", ""))).statusCode(201).extract().path("id");
         fixtures.enqueue(List.of(UUID.fromString(id)));
-        transitions.claim(UUID.fromString(id), "dedupe-test/claim", Duration.ofMinutes(1)).orElseThrow();
+        Claim claim = transitions.claim(UUID.fromString(id), "dedupe-test/claim", Duration.ofMinutes(1)).orElseThrow();
+        // Handed back (as at a shutdown): PENDING again, its attempt not counted, but it has run.
+        assertEquals(Optional.of(TaskStatus.PENDING), transitions.later(claim, Duration.ofHours(1)));
+        get(id).body("status", is("PENDING")).body("attempt", is(0));
         String next = submit(task("{\"n\":2}", "", dedupe(key, "replace", ""))).statusCode(201).extract().path("id");
         assertTrue(!next.equals(id), "a new task");
         get(id).body("payload.n", is(1));
