@@ -104,8 +104,8 @@ end $$;
 create or replace trigger tasks_deleted after delete on tasks referencing old table as deleted
     for each statement execute function tasks_deleted();
 
--- A waiting task whose time or priority was changed in place (by SQL: Taskfence changes them only with its status)
--- waits in tasks_due with the new ones.
+-- A waiting task whose time or priority was changed in place (by SQL, or by a dedupe submission's replace or debounce:
+-- Taskfence's other writes change them only with its status) waits in tasks_due with the new ones.
 create or replace function task_rescheduled() returns trigger language plpgsql set search_path from current as $$
 begin
     update tasks_due set priority = new.priority, run_at = new.run_at where task_id = new.id;

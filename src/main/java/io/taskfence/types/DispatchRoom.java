@@ -155,8 +155,8 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
 
     /**
      * For each type with {@code rate-per-key}, its concurrency groups the rate holds back at {@code at}: those with due
-     * tasks whose starts in the window and ENQUEUED tasks together reach the rate. Found from the window's starts, so
-     * its cost follows the starts of a window, not the backlog.
+     * tasks whose starts in the window and ENQUEUED tasks together reach the rate. Found from the window's starts and
+     * the tasks in flight, so its cost follows those, not the backlog.
      */
     static Map<String, Long> groupsRateLimited(Connection connection, Map<String, TypeLimit> limited,
             OffsetDateTime at) throws SQLException {
@@ -165,12 +165,13 @@ public record DispatchRoom(OffsetDateTime at, Set<String> excluded, Map<String, 
             return new HashMap<>();
         }
         try (PreparedStatement count = connection.prepareStatement("select w.type, (select count(*) from (select 1 "
-                + "from group_starts s where s.type = w.type and s.at > ?::timestamptz - w.window_ms * interval "
-                + "'1 millisecond' group by s.owner, s.concurrency_key having sum(s.tasks) + (select count(*) "
-                + "from tasks_in_flight f join tasks t on t.id = f.task_id where f.type = w.type and f.owner = s.owner "
-                + "and f.concurrency_key = s.concurrency_key and t.status = 'ENQUEUED') >= w.starts "
-                + "and exists (select 1 from tasks_due d where d.type = w.type and d.owner = s.owner "
-                + "and d.concurrency_key = s.concurrency_key and d.run_at <= ?::timestamptz)) as held_back) "
+                + "from (select s.owner, s.concurrency_key, s.tasks from group_starts s where s.type = w.type "
+                + "and s.at > ?::timestamptz - w.window_ms * interval '1 millisecond' "
+                + "union all select f.owner, f.concurrency_key, 1 from tasks_in_flight f join tasks t on t.id = f.task_id "
+                + "where f.type = w.type and f.concurrency_key is not null and t.status = 'ENQUEUED') as used "
+                + "group by used.owner, used.concurrency_key having sum(used.tasks) >= w.starts "
+                + "and exists (select 1 from tasks_due d where d.type = w.type and d.owner = used.owner "
+                + "and d.concurrency_key = used.concurrency_key and d.run_at <= ?::timestamptz)) as held_back) "
                 + "from unnest(?::text[], ?::bigint[], ?::int[]) as w(type, window_ms, starts)")) {
             count.setObject(1, at);
             count.setObject(2, at);

@@ -75,6 +75,26 @@ class QuotaTest {
         assertEquals(LIMIT, unfinished());
     }
 
+    /** A bulk request over the quota stores nothing: not the changes its dedupe keys would make to held tasks either. */
+    @Test
+    void aBulkRequestOverTheQuotaChangesNoTaskItsDedupeKeysHold() {
+        String later = java.time.Instant.now().plusSeconds(3600).toString();
+        String held = "{\"type\":\"noop\",\"payload\":{\"n\":1},\"runAt\":\"" + later
+                + "\",\"dedupe\":{\"key\":\"quota-bulk\",\"mode\":\"replace\"}}";
+        String id = given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).contentType("application/json").body(held)
+                .post("/api/v1/tasks").then().statusCode(201).extract().path("id");
+        for (int i = 1; i < LIMIT; i++) {
+            submit().post("/api/v1/tasks").then().statusCode(201);
+        }
+        String both = "{\"tasks\":[" + held.replace("\"n\":1", "\"n\":2") + "," + TASK + "]}";
+        given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).contentType("application/json").body(both)
+                .post("/api/v1/tasks/batch").then().statusCode(429).contentType("application/problem+json");
+        given().auth().oauth2(ApiKeysForTests.QUOTA_KEY).get("/api/v1/tasks/{id}", id).then().statusCode(200)
+                .body("payload.n", is(1));
+        assertEquals(0L, Sql.count(db, "select count(*) from task_event_log where task_id = ?::uuid", id),
+                "no replacement recorded");
+    }
+
     @Test
     void aBatchCountsAllItsTasksAndIsRefusedWhole() {
         submit().post("/api/v1/tasks").then().statusCode(201);

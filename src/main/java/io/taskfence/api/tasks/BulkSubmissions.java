@@ -99,7 +99,8 @@ final class BulkSubmissions {
                 case TypeTakenBack gone -> refused(index, Problem.unprocessable("tasks[" + index + "]: " + gone.detail())
                         .withField("tasks[" + index + "].type"), uri);
             };
-            created |= items[index].status() == Status.CREATED.getStatusCode();
+            created |= items[index].status() == Status.CREATED.getStatusCode()
+                    || (items[index].task() != null && NewTasks.dueNow(items[index].task()));
         }
         if (created) {
             due.fire(new TasksBecameDue());

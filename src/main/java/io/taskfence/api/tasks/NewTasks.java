@@ -1,6 +1,7 @@
 package io.taskfence.api.tasks;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -24,6 +25,8 @@ import io.taskfence.api.problem.Problem;
 import io.taskfence.api.problem.ProblemException;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.task.Task;
+import io.taskfence.task.TaskStatus;
 import io.taskfence.task.submit.GroupedSubmissions;
 import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.submit.outcome.Submission;
@@ -192,7 +195,11 @@ final class NewTasks {
         NewTask.Dedupe.Mode mode = NewTask.Dedupe.Mode.valueOf(dedupe.mode().toUpperCase(Locale.ROOT));
         Duration period = span("dedupe.period", dedupe.period());
         Duration maxWait = span("dedupe.maxWait", dedupe.maxWait());
-        if (mode != NewTask.Dedupe.Mode.DEBOUNCE && (period != null || maxWait != null)) {
+        if (mode == NewTask.Dedupe.Mode.DEBOUNCE && maxWait == null) {
+            // No stream of debounces holds a task back for ever, nor grows its history without end.
+            maxWait = LONGEST_SPAN;
+        }
+        if (mode != NewTask.Dedupe.Mode.DEBOUNCE && (period != null || dedupe.maxWait() != null)) {
             throw Problems.about(period != null ? "dedupe.period" : "dedupe.maxWait", Status.BAD_REQUEST,
                     "period and maxWait are a debounce's: mode " + dedupe.mode() + " takes neither");
         }
@@ -223,6 +230,11 @@ final class NewTasks {
             throw Problems.about(field, Status.BAD_REQUEST, field + " must be more than 0 and at most 24h, not " + text);
         }
         return span;
+    }
+
+    /** Whether a task answered is PENDING and due: one a dedupe's replace made due wakes dispatch as a new one does. */
+    static boolean dueNow(Task task) {
+        return task.status() == TaskStatus.PENDING && task.runAt() != null && !task.runAt().isAfter(Instant.now());
     }
 
     /** A callback whose URL the {@code callback} handler can call for {@code owner}: the {@code http} handler's rules. */

@@ -102,7 +102,7 @@ public record SubmitRequest(
 
             @Pattern(regexp = Delay.SPAN_PATTERN, message = NewTasks.SPAN_RULE)
             @Schema(description = "debounce only: the task runs at the latest this long after the first submission, "
-                    + "however many follow; at least period, at most 24h; no bound when absent", examples = "1m")
+                    + "however many follow; at least period, at most 24h; 24h when absent", examples = "1m")
             String maxWait) {
     }
 }

@@ -144,7 +144,8 @@ public class TaskResource {
         URI base = uri.getBaseUri();
         return newTasks.stored(body, idempotencyKey, caller().name()).map(submission -> {
             Task task = submission.task();
-            if (submission.created()) {
+            // A task made, or one a dedupe key holds whose runAt a replace moved to now: due, so dispatch is woken.
+            if (submission.created() || NewTasks.dueNow(task)) {
                 due.fire(new TasksBecameDue());
             }
             URI location = UriBuilder.fromUri(base).path(TaskResource.class).path(task.id().toString()).build();

@@ -55,10 +55,24 @@ final class Dedupes {
     }
 
     /**
-     * Locks the keys of {@code tasks} until the commit and finds the unstarted tasks they hold. The locks are taken in
-     * the keys' order, so two submissions sharing keys wait for each other instead of deadlocking.
+     * The keys of a submission's tasks, locked: the places whose key comes first in it ({@code places}), and those
+     * that repeat an earlier place's key ({@code firstOfKey}: place → that earlier place).
      */
-    Found lockAndFind(Connection connection, List<NewTask> tasks) throws SQLException {
+    record Keys(List<Integer> places, Map<Integer, Integer> firstOfKey) {
+
+        static final Keys NONE = new Keys(List.of(), Map.of());
+
+        boolean none() {
+            return places.isEmpty();
+        }
+    }
+
+    /**
+     * Takes the advisory locks of the keys of {@code tasks} until the commit, in the order of their hashes (the locks'
+     * own keys), so two submissions sharing keys wait for each other instead of deadlocking. The first locks a
+     * transaction takes: the owners' quota locks come after them, the held tasks' rows after those ({@link #find}).
+     */
+    Keys lockKeys(Connection connection, List<NewTask> tasks) throws SQLException {
         List<Integer> places = new ArrayList<>();
         Map<String, Integer> firstPlace = new HashMap<>();
         Map<Integer, Integer> firstOfKey = new HashMap<>();
@@ -73,22 +87,35 @@ final class Dedupes {
             }
         }
         if (places.isEmpty()) {
-            return Found.NONE;
+            return Keys.NONE;
         }
-        try (PreparedStatement lock = connection.prepareStatement("select count(pg_advisory_xact_lock("
-                + "hashtextextended(name, 0))) from (select name from unnest(?::text[]) as name order by name) as names")) {
+        try (PreparedStatement lock = connection.prepareStatement("select count(pg_advisory_xact_lock(hash)) from "
+                + "(select distinct hashtextextended(name, 0) as hash from unnest(?::text[]) as name order by hash) "
+                + "as hashes")) {
             lock.setArray(1, connection.createArrayOf("text", firstPlace.keySet().toArray()));
             lock.execute();
         }
+        return new Keys(places, firstOfKey);
+    }
+
+    /**
+     * The unstarted tasks the locked {@code keys} hold, their rows locked ({@code for no key update}, in id order: a
+     * dispatch batch moving one is waited for, and then it is found started). {@code now} is read after the locks,
+     * so a debounce that waited for its key counts its period from when it got it.
+     */
+    Found find(Connection connection, List<NewTask> tasks, Keys keys) throws SQLException {
+        if (keys.none()) {
+            return Found.NONE;
+        }
+        List<Integer> places = keys.places();
         Map<Integer, Held> held = new HashMap<>();
-        Instant now;
-        // The held tasks' rows are locked: one the dispatcher is moving is waited for, and then found started.
+        Instant now = null;
         try (PreparedStatement find = connection.prepareStatement("with found as (select wanted.place, d.task_id, "
                 + "d.run_by from unnest(?::int[], ?::text[], ?::text[], ?::text[]) as wanted(place, owner, type, key) "
                 + "left join task_dedupes d on d.owner = wanted.owner and d.type = wanted.type and d.key = wanted.key), "
                 + "unstarted as (select id from tasks where id in (select task_id from found) "
-                + "and status in ('PENDING', 'WAITING') and enqueues = 0 for update) "
-                + "select found.place, unstarted.id, found.run_by, now() from found "
+                + "and status in ('PENDING', 'WAITING') and enqueues = 0 order by id for no key update) "
+                + "select found.place, unstarted.id, found.run_by, clock_timestamp() from found "
                 + "left join unstarted on unstarted.id = found.task_id")) {
             find.setArray(1, connection.createArrayOf("int4", places.toArray()));
             find.setArray(2, connection.createArrayOf("text", places.stream().map(i -> owner(tasks.get(i))).toArray()));
@@ -96,7 +123,6 @@ final class Dedupes {
             find.setArray(4, connection.createArrayOf("text", places.stream()
                     .map(i -> tasks.get(i).dedupe().key()).toArray()));
             try (ResultSet row = find.executeQuery()) {
-                now = null;
                 while (row.next()) {
                     now = row.getTimestamp(4).toInstant();
                     UUID task = row.getObject(2, UUID.class);
@@ -106,7 +132,7 @@ final class Dedupes {
                 }
             }
         }
-        return new Found(held, firstOfKey, now);
+        return new Found(held, keys.firstOfKey(), now);
     }
 
     /**
@@ -144,7 +170,7 @@ final class Dedupes {
                 held = found.held().containsKey(first) ? found.held().get(first)
                         : new Held(made.task().id(), runBy(tasks.get(first), found.now()));
             }
-            outcomes[i] = new Submission(change(connection, tasks.get(i), held), false);
+            outcomes[i] = new Submission(change(connection, tasks.get(i), held, found.now()), false);
         }
     }
 
@@ -177,8 +203,12 @@ final class Dedupes {
         }
     }
 
-    /** The held task as {@code task}'s submission leaves it; what changed is in its history. */
-    private Task change(Connection connection, NewTask task, Held held) throws SQLException {
+    /**
+     * The held task as {@code task}'s submission leaves it at {@code now}; what changed is in its history. A debounce
+     * with a maxWait gives a task its key holds without a bound one from now on (a task made by a replace, or by a
+     * debounce without one): no stream of debounces holds a task back for ever.
+     */
+    private Task change(Connection connection, NewTask task, Held held, Instant now) throws SQLException {
         Dedupe dedupe = task.dedupe();
         if (dedupe.mode() == Dedupe.Mode.IGNORE) {
             try (PreparedStatement read = connection.prepareStatement("select " + TaskRows.COLUMNS
@@ -188,11 +218,21 @@ final class Dedupes {
             }
         }
         boolean replace = dedupe.mode() == Dedupe.Mode.REPLACE;
+        Instant runBy = held.runBy();
+        if (!replace && runBy == null && dedupe.maxWait() != null) {
+            runBy = now.plus(dedupe.maxWait());
+            try (PreparedStatement bound = connection.prepareStatement(
+                    "update task_dedupes set run_by = ? where task_id = ? and run_by is null")) {
+                bound.setTimestamp(1, timestamp(runBy));
+                bound.setObject(2, held.task());
+                bound.executeUpdate();
+            }
+        }
         // A replace takes the submission's runAt (now when absent) and priority; a debounce keeps the priority and
-        // moves runAt to now + period, never past the bound its first submission set.
+        // moves runAt to now + period, never past its bound.
         try (PreparedStatement change = connection.prepareStatement("with changed as (update tasks set "
-                + "payload = ?::jsonb, run_at = case when ? then coalesce(?::timestamptz, now()) "
-                + "else least(now() + ? * interval '1 millisecond', coalesce(?::timestamptz, 'infinity')) end, "
+                + "payload = ?::jsonb, run_at = case when ? then coalesce(?::timestamptz, ?::timestamptz) "
+                + "else least(?::timestamptz + ? * interval '1 millisecond', coalesce(?::timestamptz, 'infinity')) end, "
                 + "priority = case when ? then ? else priority end, updated_at = now() where id = ? "
                 + "returning " + TaskRows.COLUMNS + "), "
                 + "logged as (insert into task_event_log (task_id, at, from_status, to_status, attempt, note) "
@@ -202,13 +242,15 @@ final class Dedupes {
             change.setString(1, rows.write(task.payload()));
             change.setBoolean(2, replace);
             change.setTimestamp(3, timestamp(task.runAt()));
-            change.setLong(4, dedupe.period() == null ? 0 : dedupe.period().toMillis());
-            change.setTimestamp(5, timestamp(held.runBy()));
-            change.setBoolean(6, replace);
-            change.setInt(7, task.priority());
-            change.setObject(8, held.task());
-            change.setString(9, replace ? "replaced" : "debounced");
-            change.setString(10, dedupe.key());
+            change.setTimestamp(4, timestamp(now));
+            change.setTimestamp(5, timestamp(now));
+            change.setLong(6, dedupe.period() == null ? 0 : dedupe.period().toMillis());
+            change.setTimestamp(7, timestamp(runBy));
+            change.setBoolean(8, replace);
+            change.setInt(9, task.priority());
+            change.setObject(10, held.task());
+            change.setString(11, replace ? "replaced" : "debounced");
+            change.setString(12, dedupe.key());
             return rows.tasks(change).getFirst();
         }
     }

@@ -5,10 +5,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -63,11 +66,8 @@ public class Quotas {
      * two never deadlock.
      */
     long lockAndCount(Connection connection, String owner, int limit) throws SQLException {
-        try (PreparedStatement lock = connection.prepareStatement(
-                "select pg_advisory_xact_lock(hashtextextended('taskfence.quota/' || ?, 0))");
-                PreparedStatement count = connection.prepareStatement(UNFINISHED)) {
-            lock.setString(1, owner);
-            lock.execute();
+        lock(connection, owner);
+        try (PreparedStatement count = connection.prepareStatement(UNFINISHED)) {
             count.setString(1, owner);
             count.setString(2, owner);
             count.setString(3, owner);
@@ -76,6 +76,27 @@ public class Quotas {
                 row.next();
                 return row.getLong(1);
             }
+        }
+    }
+
+    /**
+     * Takes the quota locks of those of {@code owners} with a quota, in name order, without counting: for a transaction
+     * that must hold them before it locks task rows ({@link Dedupes}), and counts later ({@link #lockAndCount} takes
+     * a lock it holds again at no cost).
+     */
+    void lockOwners(Connection connection, Collection<String> owners) throws SQLException {
+        Set<String> limited = new TreeSet<>();
+        owners.stream().filter(owner -> limitFor(owner).isPresent()).forEach(limited::add);
+        for (String owner : limited) {
+            lock(connection, owner);
+        }
+    }
+
+    private static void lock(Connection connection, String owner) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement(
+                "select pg_advisory_xact_lock(hashtextextended('taskfence.quota/' || ?, 0))")) {
+            lock.setString(1, owner);
+            lock.execute();
         }
     }
 

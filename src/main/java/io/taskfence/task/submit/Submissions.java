@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.IntStream;
@@ -105,8 +106,12 @@ public class Submissions {
         UUID batch = database.retryingDeadlocks(() -> database.inTransaction(connection -> {
             Arrays.fill(outcomes, null);
             created.clear();
-            // The dedupe keys' locks come before the quota locks, in every transaction that takes both.
-            Dedupes.Found found = dedupes.lockAndFind(connection, submitted);
+            // Locks in one order, whatever the submission: dedupe keys, then owners' quotas, then task rows.
+            Dedupes.Keys keys = dedupes.lockKeys(connection, submitted);
+            if (!keys.none()) {
+                quotas.lockOwners(connection, submitted.stream().map(NewTask::owner).toList());
+            }
+            Dedupes.Found found = dedupes.find(connection, submitted, keys);
             List<NewTask> toStore = found == Dedupes.Found.NONE ? submitted
                     : submitted.stream().map(task -> Dedupes.asMade(task, found.now())).toList();
             List<NewTask> counted = new ArrayList<>(toStore);
@@ -239,6 +244,16 @@ public class Submissions {
         quotas.refuseOverQuota(connection, making.stream().map(counted::get).toList(), quotaForAll, some);
         for (int j = 0; j < making.size(); j++) {
             quota[making.get(j)] = some[j];
+        }
+        // Refused for all (a bulk submission): its answered places change nothing either.
+        for (int j = 0; quotaForAll && j < making.size(); j++) {
+            if (some[j] instanceof OverQuota refused) {
+                for (int i = 0; i < counted.size(); i++) {
+                    if (Objects.equals(counted.get(i).owner(), refused.owner())) {
+                        quota[i] = refused;
+                    }
+                }
+            }
         }
     }
 

@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -89,23 +90,35 @@ class DedupeTest {
         String key = key();
         JsonPath first = submit(task("{\"n\":1}", "", dedupe(key, "debounce", ", \"period\":\"40m\", \"maxWait\":\"1h\"")))
                 .statusCode(201).extract().jsonPath();
-        Instant created = Instant.parse(first.getString("createdAt"));
-        assertEquals(created.plus(Duration.ofMinutes(40)), Instant.parse(first.getString("runAt")),
-                "the first submission's runAt: its time + period");
+        Instant runAt = Instant.parse(first.getString("runAt"));
+        // Both from one reading of the clock, once the key's lock was held: runAt = t + period, the bound t + maxWait.
+        assertEquals(runBy(key).minus(Duration.ofMinutes(20)), runAt, "the first submission's runAt: its time + period");
+        assertTrue(!runAt.isBefore(Instant.parse(first.getString("createdAt")).plus(Duration.ofMinutes(40))));
         Sql.run(db, "update task_dedupes set run_by = run_by - interval '30 minutes' where key = ?", key);
         // As if the first had been submitted 30 minutes ago: now + 40m is past its bound, first + 1h.
         JsonPath second = submit(task("{\"n\":2}", "", dedupe(key, "debounce", ", \"period\":\"40m\", \"maxWait\":\"1h\"")))
                 .statusCode(200).extract().jsonPath();
         assertEquals(first.getString("id"), second.getString("id"));
         assertEquals(2, second.getInt("payload.n"));
-        assertEquals(created.plus(Duration.ofMinutes(30)), Instant.parse(second.getString("runAt")),
-                "runAt held at the first submission + maxWait");
+        assertEquals(runBy(key), Instant.parse(second.getString("runAt")), "runAt held at the first submission + maxWait");
         JsonPath third = submit(task("{\"n\":3}", "", dedupe(key, "debounce", ", \"period\":\"1m\""))).statusCode(200)
                 .extract().jsonPath();
-        Instant thirdAt = Instant.parse(third.getString("updatedAt"));
-        assertEquals(thirdAt.plus(Duration.ofMinutes(1)), Instant.parse(third.getString("runAt")),
-                "a shorter period moves runAt earlier: now + period");
+        Instant thirdRunAt = Instant.parse(third.getString("runAt"));
+        assertTrue(!thirdRunAt.isBefore(Instant.parse(third.getString("updatedAt")).plus(Duration.ofMinutes(1)))
+                && thirdRunAt.isBefore(runBy(key)), "a shorter period moves runAt earlier, to now + period: " + thirdRunAt);
         events(first.getString("id")).body("items.note[1]", containsString("debounced (dedupe key " + key + ")"));
+    }
+
+    /** A task made by a replace has no bound; the first debounce with a maxWait gives it one. */
+    @Test
+    void aDebounceBoundsATaskItsKeyHoldsWithoutOne() {
+        String key = key();
+        String later = ", \"runAt\":\"" + Instant.now().plus(1, ChronoUnit.HOURS) + "\"";
+        submit(task("{\"n\":1}", later, dedupe(key, "replace", ""))).statusCode(201);
+        assertNull(Sql.value(db, "select run_by from task_dedupes where key = ?", key));
+        JsonPath debounced = submit(task("{\"n\":2}", "", dedupe(key, "debounce", ", \"period\":\"5m\", \"maxWait\":\"10m\"")))
+                .statusCode(200).extract().jsonPath();
+        assertEquals(runBy(key).minus(Duration.ofMinutes(5)), Instant.parse(debounced.getString("runAt")));
     }
 
     @Test
@@ -222,6 +235,12 @@ class DedupeTest {
                 .body("items[1].problem.detail", containsString("wait for that task by its id"));
         // The batch's second task and the first task of the last request were stored (a batch's then task too).
         assertEquals(3L, Sql.count(db, "select count(*) from tasks where payload ->> 'm' = ?", key));
+    }
+
+    /** The bound the key's task runs by (first submission + maxWait), from task_dedupes. */
+    private Instant runBy(String key) {
+        return Instant.parse(Sql.value(db, "select to_char(run_by at time zone 'UTC', "
+                + "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') from task_dedupes where key = ?", key));
     }
 
     private static void refused(RequestSpecification request, String field, String detail) {
