@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -36,7 +37,7 @@ import io.taskfence.task.submit.JobSubmissions;
 public class Schedules {
 
     private static final String COLUMNS = "name, cron, cron_type, zone, type, payload, priority, max_attempts, paused, "
-            + "misfire, next_fire_at, version, created_at, updated_at, owner";
+            + "misfire, next_fire_at, version, created_at, updated_at, owner, dedupe_key, dedupe_mode";
 
     private final TaskDatabase database;
     private final JobSubmissions submissions;
@@ -66,11 +67,12 @@ public class Schedules {
     public Optional<Schedule> create(Schedule schedule) {
         return database.inConnection(connection -> {
             try (PreparedStatement insert = connection.prepareStatement("insert into schedules (name, cron, cron_type, "
-                    + "zone, type, payload, priority, max_attempts, paused, misfire, next_fire_at, owner) "
-                    + "values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?) on conflict (name) do nothing returning " + COLUMNS)) {
+                    + "zone, type, payload, priority, max_attempts, paused, misfire, next_fire_at, dedupe_key, dedupe_mode, "
+                    + "owner) values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (name) do nothing "
+                    + "returning " + COLUMNS)) {
                 insert.setString(1, schedule.name());
                 bindFields(insert, 2, schedule);
-                insert.setString(12, schedule.owner());
+                insert.setString(14, schedule.owner());
                 return first(insert);
             }
         });
@@ -104,11 +106,11 @@ public class Schedules {
         return database.inConnection(connection -> {
             try (PreparedStatement update = connection.prepareStatement("update schedules set cron = ?, cron_type = ?, "
                     + "zone = ?, type = ?, payload = ?::jsonb, priority = ?, max_attempts = ?, paused = ?, misfire = ?, "
-                    + "next_fire_at = ?, version = version + 1, updated_at = now() where name = ? and version = ? "
-                    + "returning " + COLUMNS)) {
+                    + "next_fire_at = ?, dedupe_key = ?, dedupe_mode = ?, version = version + 1, updated_at = now() "
+                    + "where name = ? and version = ? returning " + COLUMNS)) {
                 bindFields(update, 1, changed);
-                update.setString(11, changed.name());
-                update.setLong(12, changed.version());
+                update.setString(13, changed.name());
+                update.setLong(14, changed.version());
                 return first(update);
             }
         });
@@ -165,13 +167,13 @@ public class Schedules {
     private OccurrenceTasks insertTasks(Connection connection, Schedule schedule, FirePlan plan) throws SQLException {
         List<NewTask> occurrences = plan.occurrences().stream().map(at -> new NewTask(schedule.type(),
                 schedule.payload(), schedule.maxAttempts(), schedule.priority(), at, null, schedule.keyOf(at))
-                .ownedBy(schedule.owner())).toList();
+                .ownedBy(schedule.owner()).deduplicatedBy(schedule.dedupe())).toList();
         return submissions.submitOccurrences(connection, occurrences);
     }
 
     // ---- plumbing
 
-    /** The fields after the name, from {@code first} on: cron ... next_fire_at (10 parameters). */
+    /** The fields after the name, from {@code first} on: cron ... next_fire_at, dedupe_key, dedupe_mode (12 parameters). */
     private void bindFields(PreparedStatement statement, int first, Schedule schedule) throws SQLException {
         statement.setString(first, schedule.cron());
         statement.setString(first + 1, schedule.cronType().id());
@@ -183,6 +185,9 @@ public class Schedules {
         statement.setBoolean(first + 7, schedule.paused());
         statement.setString(first + 8, schedule.misfire().id());
         statement.setTimestamp(first + 9, schedule.nextFireAt() == null ? null : Timestamp.from(schedule.nextFireAt()));
+        statement.setString(first + 10, schedule.dedupe() == null ? null : schedule.dedupe().key());
+        statement.setString(first + 11, schedule.dedupe() == null ? null : schedule.dedupe().mode().name().toLowerCase(
+                Locale.ROOT));
     }
 
     private Optional<Schedule> first(PreparedStatement statement) throws SQLException {
@@ -199,10 +204,16 @@ public class Schedules {
                         row.getInt("max_attempts"), row.getBoolean("paused"),
                         Misfire.of(row.getString("misfire")).orElseThrow(), instant(row, "next_fire_at"),
                         row.getLong("version"), instant(row, "created_at"), instant(row, "updated_at"),
-                        row.getString("owner")));
+                        row.getString("owner"), dedupe(row)));
             }
         }
         return schedules;
+    }
+
+    private static NewTask.Dedupe dedupe(ResultSet row) throws SQLException {
+        String mode = row.getString("dedupe_mode");
+        return mode == null ? null : new NewTask.Dedupe(row.getString("dedupe_key"),
+                NewTask.Dedupe.Mode.valueOf(mode.toUpperCase(Locale.ROOT)), null, null);
     }
 
     private static Instant instant(ResultSet row, String column) throws SQLException {

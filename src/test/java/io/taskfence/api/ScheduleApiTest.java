@@ -65,6 +65,23 @@ class ScheduleApiTest {
     }
 
     @Test
+    void aSchedulesDedupeIsShownChangedAndRemovedAndADebounceIsRefused() {
+        admin().body("{\"name\":\"" + name + "\",\"cron\":\"*/5 * * * *\",\"type\":\"noop\",\"payload\":{},"
+                + "\"dedupe\":{\"mode\":\"ignore\"}}").post("/api/v1/schedules").then().statusCode(201)
+                .body("dedupe.key", is("schedule:" + name)).body("dedupe.mode", is("ignore"));
+        admin().body("{\"dedupe\":{\"key\":\"report\",\"mode\":\"replace\"}}").patch("/api/v1/schedules/{name}", name)
+                .then().statusCode(200).body("dedupe.key", is("report")).body("dedupe.mode", is("replace"));
+        admin().body("{\"priority\":3}").patch("/api/v1/schedules/{name}", name).then().statusCode(200)
+                .body("dedupe.mode", is("replace"));
+        admin().body("{\"dedupe\":{\"mode\":\"none\"}}").patch("/api/v1/schedules/{name}", name).then().statusCode(200)
+                .body("dedupe", nullValue());
+        admin().body("{\"dedupe\":{\"mode\":\"debounce\"}}").patch("/api/v1/schedules/{name}", name).then()
+                .statusCode(400).body("violations[0].field", is("dedupe.mode"))
+                .body("violations[0].message", is("must be ignore, replace or none"));
+        admin().get("/api/v1/schedules/{name}", name).then().statusCode(200).body("dedupe", nullValue());
+    }
+
+    @Test
     void aCreatedScheduleShowsItsDefaultsAndNextFiveFireTimes() {
         Instant before = Instant.now();
         ValidatableResponse created = admin().body("{\"name\":\"" + name + "\",\"cron\":\"*/5 * * * *\",\"type\":\"noop\","

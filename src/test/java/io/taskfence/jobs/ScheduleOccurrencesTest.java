@@ -37,6 +37,7 @@ import io.taskfence.schedule.Schedules;
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.task.Sql;
+import io.taskfence.task.submit.NewTask;
 import io.taskfence.task.submit.outcome.OccurrenceTasks;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
@@ -86,6 +87,38 @@ class ScheduleOccurrencesTest {
 
         assertEquals(0, materialiser.materialiseDue(fence, null, T.plusMillis(40_500)), "again: nothing new");
         assertEquals(3, tasksOf(schedule.name()).size());
+    }
+
+    /**
+     * A schedule with a dedupe key (ignore): occurrences make no task while the one the key holds waits (here, years
+     * ahead), then one once it was dispatched; three due at once make the first.
+     */
+    @Test
+    void withADedupeThatIgnoresAnOccurrenceMakesNoTaskWhileTheKeysTaskWaits() {
+        Schedule schedule = deduplicated("ignore-" + suffix(), NewTask.Dedupe.Mode.IGNORE);
+        FenceToken fence = fence(1, "a");
+        assertEquals(1, materialiser.materialiseDue(fence, null, T.plusMillis(40_500)));
+        assertEquals(Map.of(schedule.keyOf(T), T), tasksOf(schedule.name()));
+        assertEquals(0, materialiser.materialiseDue(fence, null, T.plusMillis(60_500)), "the key's task waits");
+        assertEquals(T.plusSeconds(80), stored(schedule.name()).nextFireAt(), "the schedule moved on all the same");
+        Sql.run(db, "update tasks set enqueues = 1 where idempotency_key = ?", schedule.keyOf(T));
+        assertEquals(1, materialiser.materialiseDue(fence, null, T.plusMillis(80_500)), "dispatched: a new task");
+        assertEquals(Map.of(schedule.keyOf(T), T, schedule.keyOf(T.plusSeconds(80)), T.plusSeconds(80)),
+                tasksOf(schedule.name()));
+    }
+
+    /** With replace, the last occurrence is made, and a later one moves the waiting task to its time. */
+    @Test
+    void withADedupeThatReplacesALaterOccurrenceMovesTheKeysTaskToIt() {
+        Schedule schedule = deduplicated("replace-" + suffix(), NewTask.Dedupe.Mode.REPLACE);
+        FenceToken fence = fence(1, "a");
+        assertEquals(1, materialiser.materialiseDue(fence, null, T.plusMillis(40_500)));
+        assertEquals(Map.of(schedule.keyOf(T.plusSeconds(40)), T.plusSeconds(40)), tasksOf(schedule.name()));
+        assertEquals(0, materialiser.materialiseDue(fence, null, T.plusMillis(60_500)));
+        assertEquals(Map.of(schedule.keyOf(T.plusSeconds(40)), T.plusSeconds(60)), tasksOf(schedule.name()));
+        assertEquals("replaced (dedupe key schedule:" + schedule.name() + "): runAt 2035-01-01T00:01:00.000Z",
+                Sql.value(db, "select note from task_event_log where task_id = (select id from tasks "
+                        + "where idempotency_key = ?)", schedule.keyOf(T.plusSeconds(40))));
     }
 
     @Test
@@ -258,6 +291,12 @@ class ScheduleOccurrencesTest {
         return schedules.create(new Schedule(name, cron, CronType.detect(cron), ZoneOffset.UTC, "noop",
                 JsonNodeFactory.instance.objectNode().put("from", "schedule"), 7, 2, false, misfire, nextFireAt, 0, null,
                 null, owner)).orElseThrow();
+    }
+
+    private Schedule deduplicated(String name, NewTask.Dedupe.Mode mode) {
+        return schedules.create(new Schedule(name, "*/20 * * * * ?", CronType.detect("*/20 * * * * ?"), ZoneOffset.UTC,
+                "noop", JsonNodeFactory.instance.objectNode().put("from", "schedule"), 7, 2, false, Misfire.SKIP, T, 0,
+                null, null, null).deduplicatedBy(new NewTask.Dedupe("schedule:" + name, mode, null, null))).orElseThrow();
     }
 
     private static Schedule with(Schedule schedule, boolean paused, Instant nextFireAt) {

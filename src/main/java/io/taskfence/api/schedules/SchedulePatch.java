@@ -1,5 +1,6 @@
 package io.taskfence.api.schedules;
 
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.Pattern;
@@ -45,5 +46,9 @@ public record SchedulePatch(
         Boolean paused,
 
         @Pattern(regexp = ScheduleRequest.MISFIRES, message = ScheduleRequest.MISFIRES_RULE)
-        String misfire) {
+        String misfire,
+
+        @Valid
+        @Schema(description = "the dedupe its tasks are submitted with from now on; mode none removes it")
+        ScheduleRequest.Dedupe dedupe) {
 }

@@ -1,5 +1,8 @@
 package io.taskfence.api.schedules;
 
+import java.util.Locale;
+
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -12,6 +15,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.api.SubmissionChecks;
+import io.taskfence.task.submit.NewTask;
 
 /** The body of {@code POST /api/v1/schedules} (DESIGN.md, "REST API", "Schedules"). */
 @Schema(name = "NewSchedule")
@@ -55,7 +59,33 @@ public record ScheduleRequest(
 
         @Pattern(regexp = MISFIRES, message = MISFIRES_RULE)
         @Schema(description = "skip (missed occurrences are not run) or once (one task for them all); skip when absent")
-        String misfire) {
+        String misfire,
+
+        @Valid
+        @Schema(description = "a dedupe key its tasks are submitted with: an occurrence makes no task while the key "
+                + "holds one that has not started; none when absent")
+        Dedupe dedupe) {
+
+    /** A schedule's {@code dedupe}: a task submission's, without debounce (its tasks run at their occurrences). */
+    @Schema(name = "ScheduleDedupe", description = "while the key holds a task that has not started, an occurrence "
+            + "makes none: ignore leaves that task, replace gives it the occurrence's runAt (and the schedule's "
+            + "payload and priority); none (in a change) removes the schedule's dedupe")
+    public record Dedupe(
+            @Pattern(regexp = "[\\x21-\\x7e]{1,200}", message = "must be 1 to 200 visible ASCII characters")
+            @Schema(description = "the key, shared with submissions of the same API key and type that send it; "
+                    + "schedule:<name> when absent", examples = "nightly-report")
+            String key,
+
+            @NotNull @Pattern(regexp = "ignore|replace|none", message = "must be ignore, replace or none")
+            @Schema(enumeration = { "ignore", "replace", "none" })
+            String mode) {
+
+        /** The dedupe of schedule {@code name}'s tasks; null for {@code none}. */
+        NewTask.Dedupe of(String name) {
+            return "none".equals(mode) ? null : new NewTask.Dedupe(key == null ? "schedule:" + name : key,
+                    NewTask.Dedupe.Mode.valueOf(mode.toUpperCase(Locale.ROOT)), null, null);
+        }
+    }
 
     static final int MAX_CRON = 200;
     static final String CRON_RULE = "must be 1 to " + MAX_CRON + " characters";

@@ -48,6 +48,7 @@ import io.taskfence.schedule.InvalidCronException;
 import io.taskfence.schedule.Misfire;
 import io.taskfence.schedule.Schedule;
 import io.taskfence.schedule.Schedules;
+import io.taskfence.task.submit.NewTask;
 
 /**
  * Recurring schedules over REST (DESIGN.md, "REST API", "Schedules"), for admin keys only. A schedule is checked
@@ -94,7 +95,8 @@ public class ScheduleResource {
                 Optional.ofNullable(body.priority()).orElse(0),
                 Optional.ofNullable(body.maxAttempts()).orElse(defaultMaxAttempts),
                 Optional.ofNullable(body.paused()).orElse(false),
-                Optional.ofNullable(body.misfire()).orElse(Misfire.SKIP.id()), KeyOwner.of(identity).name()), now, 0);
+                Optional.ofNullable(body.misfire()).orElse(Misfire.SKIP.id()), KeyOwner.of(identity).name(),
+                body.dedupe() == null ? null : body.dedupe().of(body.name())), now, 0);
         firesAgain(schedule, now);
         Schedule created = schedules.create(schedule).orElseThrow(() -> Problems.about("name", Status.CONFLICT,
                 "a schedule named '" + body.name() + "' exists already; PATCH it, or DELETE it first"));
@@ -146,7 +148,8 @@ public class ScheduleResource {
                     Optional.ofNullable(body.priority()).orElse(stored.priority()),
                     Optional.ofNullable(body.maxAttempts()).orElse(stored.maxAttempts()),
                     Optional.ofNullable(body.paused()).orElse(stored.paused()),
-                    Optional.ofNullable(body.misfire()).orElse(stored.misfire().id()), stored.owner());
+                    Optional.ofNullable(body.misfire()).orElse(stored.misfire().id()), stored.owner(),
+                    body.dedupe() == null ? stored.dedupe() : body.dedupe().of(name));
             Instant now = schedules.now();
             Schedule changed = checked(draft, now, stored.version());
             boolean startOver = !changed.cron().equals(stored.cron()) || changed.cronType() != stored.cronType()
@@ -183,7 +186,7 @@ public class ScheduleResource {
 
     /** A schedule's fields as the request gives them, not yet checked; {@code owner} is the key that made it. */
     private record Draft(String name, String cron, String cronType, String zone, String type, JsonNode payload,
-            int priority, int maxAttempts, boolean paused, String misfire, String owner) {
+            int priority, int maxAttempts, boolean paused, String misfire, String owner, NewTask.Dedupe dedupe) {
     }
 
     /**
@@ -209,7 +212,7 @@ public class ScheduleResource {
         checks.priorityAllowed(draft.priority(), draft.owner());
         return new Schedule(draft.name(), draft.cron(), type, zone, draft.type(), (ObjectNode) draft.payload(),
                 draft.priority(), draft.maxAttempts(), draft.paused(), Misfire.of(draft.misfire()).orElseThrow(),
-                cron.after(now).orElse(null), version, null, null, draft.owner());
+                cron.after(now).orElse(null), version, null, null, draft.owner()).deduplicatedBy(draft.dedupe());
     }
 
     /** A schedule that is made, or starts over, must have an occurrence to come. */
@@ -222,7 +225,8 @@ public class ScheduleResource {
     private static Schedule withNextFireAt(Schedule schedule, Instant nextFireAt) {
         return new Schedule(schedule.name(), schedule.cron(), schedule.cronType(), schedule.zone(), schedule.type(),
                 schedule.payload(), schedule.priority(), schedule.maxAttempts(), schedule.paused(), schedule.misfire(),
-                nextFireAt, schedule.version(), schedule.createdAt(), schedule.updatedAt(), schedule.owner());
+                nextFireAt, schedule.version(), schedule.createdAt(), schedule.updatedAt(), schedule.owner())
+                .deduplicatedBy(schedule.dedupe());
     }
 
     private static ProblemException notFound(String name) {

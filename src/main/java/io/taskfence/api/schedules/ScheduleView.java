@@ -3,6 +3,7 @@ package io.taskfence.api.schedules;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
@@ -12,7 +13,7 @@ import io.taskfence.schedule.Schedule;
 
 /** A schedule as the API shows it (DESIGN.md, "REST API", "Schedules"). */
 @Schema(name = "Schedule", requiredProperties = { "name", "cron", "cronType", "zone", "type", "payload", "priority",
-        "maxAttempts", "paused", "misfire", "nextFireAt", "nextFireTimes", "createdAt", "updatedAt", "owner" })
+        "maxAttempts", "paused", "misfire", "nextFireAt", "nextFireTimes", "createdAt", "updatedAt", "owner", "dedupe" })
 public record ScheduleView(String name, String cron, String cronType, String zone, String type, ObjectNode payload,
         int priority, int maxAttempts, boolean paused, String misfire,
         @Schema(nullable = true, description = "the next occurrence no task was made for yet; null while paused or when it fires no more")
@@ -22,7 +23,9 @@ public record ScheduleView(String name, String cron, String cronType, String zon
         Instant createdAt, Instant updatedAt,
         @Schema(nullable = true, description = "the API key that made it, whose tasks its occurrences are (held to its quota); null "
                 + "with authentication off")
-        String owner) {
+        String owner,
+        @Schema(nullable = true, description = "the dedupe its tasks are submitted with; null for none")
+        ScheduleRequest.Dedupe dedupe) {
 
     static final int NEXT_FIRE_TIMES = 5;
 
@@ -36,7 +39,9 @@ public record ScheduleView(String name, String cron, String cronType, String zon
         return new ScheduleView(schedule.name(), schedule.cron(), schedule.cronType().id(), schedule.zone().getId(),
                 schedule.type(), schedule.payload(), schedule.priority(), schedule.maxAttempts(), schedule.paused(),
                 schedule.misfire().id(), schedule.paused() ? null : schedule.nextFireAt(), List.copyOf(next),
-                schedule.createdAt(), schedule.updatedAt(), schedule.owner());
+                schedule.createdAt(), schedule.updatedAt(), schedule.owner(), schedule.dedupe() == null ? null
+                        : new ScheduleRequest.Dedupe(schedule.dedupe().key(),
+                                schedule.dedupe().mode().name().toLowerCase(Locale.ROOT)));
     }
 
     /** The answer of {@code GET /api/v1/schedules}: every schedule, by name. */

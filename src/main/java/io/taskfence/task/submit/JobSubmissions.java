@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -21,6 +22,7 @@ import io.taskfence.task.Task;
 import io.taskfence.task.TaskRows;
 import io.taskfence.task.submit.outcome.OccurrenceTasks;
 import io.taskfence.task.submit.outcome.OverQuota;
+import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.submit.outcome.Submitted;
 import io.taskfence.task.transition.TransitionMeters;
 import io.taskfence.types.TypeLimits;
@@ -38,11 +40,13 @@ public class JobSubmissions {
     private final TaskRows rows;
     private final Quotas quotas;
     private final TaskInserts inserts;
+    private final Dedupes dedupes;
 
     JobSubmissions(TaskRows rows, Quotas quotas, TypeLimits limits) {
         this.rows = rows;
         this.quotas = quotas;
         this.inserts = new TaskInserts(rows, limits);
+        this.dedupes = new Dedupes(rows);
     }
 
     /**
@@ -53,6 +57,9 @@ public class JobSubmissions {
      * committed.
      */
     public OccurrenceTasks submitOccurrences(Connection connection, List<NewTask> all) throws SQLException {
+        if (!all.isEmpty() && all.getFirst().dedupe() != null) {
+            return submitDeduplicated(connection, all);
+        }
         // Occurrences made already (an edit moved the schedule back) make nothing: they take no room of the quota.
         List<NewTask> occurrences = all.isEmpty() || quotas.limitFor(all.getFirst().owner()).isEmpty() ? all
                 : notMadeYet(connection, all);
@@ -77,6 +84,33 @@ public class JobSubmissions {
         List<Task> made = within.isEmpty() ? List.of() : inserts.insert(connection, within.stream().map(task ->
                 TaskInserts.Row.pending(task, written.computeIfAbsent(task.payload(), rows::write))).toList(), null);
         return new OccurrenceTasks(made, List.copyOf(overQuota), quota);
+    }
+
+    /**
+     * The occurrences of a schedule with a dedupe key (DESIGN.md, "REST API", "Schedules"): they share the key, so at
+     * most one task comes of them, under the key's lock as a submission's ({@link Dedupes}). {@code ignore}: the first
+     * occurrence, made only if the key holds no unstarted task; {@code replace}: the last, whose runAt, payload and
+     * priority a held task takes instead of a task being made.
+     */
+    private OccurrenceTasks submitDeduplicated(Connection connection, List<NewTask> all) throws SQLException {
+        NewTask one = all.getFirst().dedupe().mode() == NewTask.Dedupe.Mode.REPLACE ? all.getLast() : all.getFirst();
+        List<NewTask> tasks = List.of(one);
+        Dedupes.Keys keys = dedupes.lockKeys(connection, tasks);
+        quotas.lockOwners(connection, Collections.singletonList(one.owner()));
+        Dedupes.Found found = dedupes.find(connection, tasks, keys);
+        Submitted[] outcomes = new Submitted[1];
+        List<Task> made = List.of();
+        if (!found.answered(0)) {
+            quotas.refuseOverQuota(connection, tasks, false, outcomes);
+            if (outcomes[0] instanceof OverQuota refused) {
+                return new OccurrenceTasks(List.of(), List.of(one.runAt()), Optional.of(refused));
+            }
+            // None when its idempotency key made a task already (an edit moved the schedule back).
+            made = inserts.insert(connection, List.of(TaskInserts.Row.pending(one, rows.write(one.payload()))), null);
+            made.forEach(task -> outcomes[0] = new Submission(task, true));
+        }
+        dedupes.answer(connection, tasks, found, outcomes);
+        return new OccurrenceTasks(made, List.of(), Optional.empty());
     }
 
     /** A callback task to make (DESIGN.md, "Callbacks"): its payload as JSON text ({url, task}), attempts, owner, trace. */
