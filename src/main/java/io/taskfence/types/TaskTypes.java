@@ -4,11 +4,13 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -164,7 +166,13 @@ public class TaskTypes {
                 limit.rate().isPresent() ? started.getOrDefault(type, 0L) : null,
                 limit.maxPerKey().isPresent() ? groupsAtLimit.getOrDefault(type, 0L) : null,
                 limit.ratePerKey().map(Rate::toString).orElse(null),
-                limit.ratePerKey().isPresent() ? rateLimited.getOrDefault(type, 0L) : null);
+                limit.ratePerKey().isPresent() ? rateLimited.getOrDefault(type, 0L) : null,
+                Optional.ofNullable(limits.timeout(type, null)).map(TaskTypes::text).orElse(null));
+    }
+
+    /** A time-out as the API writes one: {@code <n>s} when whole seconds, else {@code <n>ms}. */
+    private static String text(Duration timeout) {
+        return timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s" : timeout.toMillis() + "ms";
     }
 
     private boolean update(String sql, String... parameters) {

@@ -18,17 +18,20 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param ratePerKey its {@code rate-per-key}, null when it has none
  * @param keysRateLimited its concurrency groups with due tasks that {@code rate-per-key} holds back now (their starts
  *        in the window and ENQUEUED tasks reach it); null when it has no {@code rate-per-key}
+ * @param timeout its {@code timeout}, the longest one attempt of its tasks stored from now on may take ({@code 30s},
+ *        {@code 500ms}); null when it has none
  */
 @Schema(requiredProperties = { "type", "paused", "remote", "maxConcurrency", "rate", "maxPerKey", "inFlight", "rateUsed",
-        "keysAtLimit", "ratePerKey", "keysRateLimited" })
+        "keysAtLimit", "ratePerKey", "keysRateLimited", "timeout" })
 public record TypeState(String type, boolean paused, boolean remote, @Schema(nullable = true) Integer maxConcurrency,
         @Schema(nullable = true) String rate, @Schema(nullable = true) Integer maxPerKey,
         @Schema(nullable = true) Long inFlight, @Schema(nullable = true) Long rateUsed,
         @Schema(nullable = true) Long keysAtLimit, @Schema(nullable = true) String ratePerKey,
-        @Schema(nullable = true) Long keysRateLimited) {
+        @Schema(nullable = true) Long keysRateLimited, @Schema(nullable = true) String timeout) {
 
     /** The state as a submit key sees it: the limits, but not how much of them every tenant together uses. */
     public TypeState withoutClusterCounts() {
-        return new TypeState(type, paused, remote, maxConcurrency, rate, maxPerKey, null, null, null, ratePerKey, null);
+        return new TypeState(type, paused, remote, maxConcurrency, rate, maxPerKey, null, null, null, ratePerKey, null,
+                timeout);
     }
 }

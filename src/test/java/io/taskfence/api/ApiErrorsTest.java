@@ -75,7 +75,7 @@ class ApiErrorsTest {
                 Arguments.of("unknown field", "{\"type\":\"noop\",\"payload\":{},\"max_attempts\":3}", 400, "field",
                         "max_attempts"),
                 Arguments.of("unknown field, the known ones listed", "{\"type\":\"noop\",\"payload\":{},\"max_attempts\":3}",
-                        400, "detail", "the fields are callback, concurrencyKey, deadline, dependsOn, maxAttempts, "
+                        400, "detail", "the fields are callback, concurrencyKey, deadline, dedupe, dependsOn, maxAttempts, "
                                 + "onDependencyFailure, "
                                 + "payload, priority, runAt, timeout, type"),
                 Arguments.of("type not a string", "{\"type\":{\"a\":1},\"payload\":{}}", 400, "field", "type"),

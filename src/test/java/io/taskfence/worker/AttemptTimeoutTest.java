@@ -76,6 +76,13 @@ class AttemptTimeoutTest {
     }
 
     @Test
+    void theTypesShowTheirTimeOuts() {
+        given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).get("/api/v1/types").then().statusCode(200)
+                .body("find { it.type == 'sleep' }.timeout", is("1s"))
+                .body("find { it.type == 'noop' }.timeout", nullValue());
+    }
+
+    @Test
     void aTimedOutLocalAttemptIsStoppedWithinTwoSeconds() {
         JsonPath submitted = submit("{\"type\":\"sleep\",\"payload\":{\"ms\":10000},\"maxAttempts\":1}");
         UUID id = UUID.fromString(submitted.getString("id"));

@@ -13,7 +13,8 @@ import io.taskfence.schedule.Schedule;
 
 /** A schedule as the API shows it (DESIGN.md, "REST API", "Schedules"). */
 @Schema(name = "Schedule", requiredProperties = { "name", "cron", "cronType", "zone", "type", "payload", "priority",
-        "maxAttempts", "paused", "misfire", "nextFireAt", "nextFireTimes", "createdAt", "updatedAt", "owner", "dedupe" })
+        "maxAttempts", "paused", "misfire", "nextFireAt", "nextFireTimes", "createdAt", "updatedAt", "owner",
+        "dedupe" })
 public record ScheduleView(String name, String cron, String cronType, String zone, String type, ObjectNode payload,
         int priority, int maxAttempts, boolean paused, String misfire,
         @Schema(nullable = true, description = "the next occurrence no task was made for yet; null while paused or when it fires no more")

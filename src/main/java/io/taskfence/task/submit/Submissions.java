@@ -205,8 +205,8 @@ public class Submissions {
             waitedFor.addAll(tasks.get(i).dependencies().items());
         }
         List<Task> inserted = inserts.insert(connection, stored.stream().map(i -> new TaskInserts.Row(ids[i],
-                tasks.get(i), payloads[i], DependencyChecks.unended(tasks.get(i), dependencies), waitedFor.contains(i), false)).toList(),
-                batch);
+                tasks.get(i), payloads[i], DependencyChecks.unended(tasks.get(i), dependencies), waitedFor.contains(i),
+                false)).toList(), batch);
         List<Integer> storedNow = new ArrayList<>();
         for (Task task : inserted) {
             int i = byId.get(task.id());
