@@ -92,7 +92,8 @@ class ConcurrencyGroupsIT {
         for (int j = 0; j < TASKS_PER_GROUP; j++) {
             for (int g = 0; g < GROUPS; g++) {
                 keys.add("customer-" + g);
-                body.append(keys.size() > 1 ? "," : "").append("{\"type\":\"sleep\",\"payload\":{\"ms\":400},"
+                // 1.5 s a task: the replica read as running one still does when the kill reaches it, on a busy machine too.
+                body.append(keys.size() > 1 ? "," : "").append("{\"type\":\"sleep\",\"payload\":{\"ms\":1500},"
                         + "\"concurrencyKey\":\"customer-").append(g).append("\"}");
             }
         }
