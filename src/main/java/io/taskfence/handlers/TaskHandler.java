@@ -2,6 +2,7 @@ package io.taskfence.handlers;
 
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -23,8 +24,25 @@ public interface TaskHandler {
      * What a task handed to a handler carries.
      *
      * @param owner the API key that submitted the task; null for none (authentication off, a schedule's task)
+     * @param reporter where {@link #progress} hands a report: the replica's writer of progress
      */
-    record Work(UUID taskId, ObjectNode payload, int attempt, String owner) {
+    record Work(UUID taskId, ObjectNode payload, int attempt, String owner, Consumer<ObjectNode> reporter) {
+
+        /** Work whose progress reports go nowhere (a handler run outside a worker, e.g. in a test). */
+        public Work(UUID taskId, ObjectNode payload, int attempt, String owner) {
+            this(taskId, payload, attempt, owner, progress -> { });
+        }
+
+        /**
+         * Reports how far the attempt has come, e.g. {@code {"done": 40, "total": 100, "message": "..."}}: the task's
+         * {@code progress} shows the latest, written within a second (at most once a second; never blocks). Cleared
+         * when another attempt starts.
+         *
+         * @throws IllegalArgumentException if its JSON is over 4 KiB
+         */
+        public void progress(ObjectNode progress) {
+            reporter.accept(progress);
+        }
     }
 
     /**

@@ -314,7 +314,7 @@ public class RemoteClaims {
     }
 
     /** Why a claim no longer holds its task, as the task's row tells now. */
-    private ClaimSupersededException superseded(ClaimId claim) {
+    ClaimSupersededException superseded(ClaimId claim) {
         Optional<Task> task = queries.find(claim.taskId());
         if (task.isEmpty()) {
             return new ClaimSupersededException("task " + claim.taskId() + " no longer exists");

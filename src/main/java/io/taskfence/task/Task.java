@@ -17,7 +17,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * a submission's answer and by a read of the one task; empty, and left out of the JSON, elsewhere), {@code batchId}
  * the batch it is an item of, {@code callback} where its ends are told ({@code {"url", "maxAttempts"}}; both null,
  * left out, for none), {@code timeout} the time-out of each of its attempts ({@code <n>s} or {@code <n>ms}: its own,
- * capped at its type's; null, left out, for none). A listing
+ * capped at its type's; null, left out, for none), {@code progress} the latest progress its attempt reported and
+ * {@code progressAt} when (null, left out, for none). A listing
  * leaves {@code payload} and {@code result} null unless asked for them, and its JSON then leaves them out; a task
  * that has no result has {@link com.fasterxml.jackson.databind.node.NullNode} there, shown as null.
  */
@@ -44,11 +45,17 @@ public record Task(
         @JsonInclude(Include.NON_NULL) ObjectNode callback,
         @JsonInclude(Include.NON_NULL) @Schema(description = "how long each attempt may take: the task's own timeout, "
                 + "capped at its type's (taskfence.types.<type>.timeout); absent for none", examples = "30s")
-        String timeout) {
+        String timeout,
+        @JsonInclude(Include.NON_NULL) @Schema(description = "the latest progress its running attempt reported (a JSON "
+                + "object of at most 4 KiB, e.g. {\"done\": 40, \"total\": 100}); absent until one reports, cleared by "
+                + "the next attempt's claim") ObjectNode progress,
+        @JsonInclude(Include.NON_NULL) @Schema(description = "when progress was written; absent with it")
+        Instant progressAt) {
 
     /** This task, showing the tasks it waits for (or waited for). */
     public Task dependingOn(List<UUID> dependencies) {
         return new Task(id, type, payload, status, attempt, maxAttempts, priority, runAt, deadline, createdAt, updatedAt,
-                lastError, result, owner, concurrencyKey, List.copyOf(dependencies), batchId, callback, timeout);
+                lastError, result, owner, concurrencyKey, List.copyOf(dependencies), batchId, callback, timeout, progress,
+                progressAt);
     }
 }

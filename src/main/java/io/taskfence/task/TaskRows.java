@@ -25,7 +25,8 @@ public class TaskRows {
 
     /** The columns {@link #task} reads, for SELECT and RETURNING clauses. */
     public static final String COLUMNS = "id, type, payload, status, attempt, max_attempts, priority, run_at, deadline, "
-            + "created_at, updated_at, last_error, result, owner, concurrency_key, batch_id, callback, timeout_ms";
+            + "created_at, updated_at, last_error, result, owner, concurrency_key, batch_id, callback, timeout_ms, "
+            + "progress, progress_at";
 
     private final ObjectMapper json;
 
@@ -67,7 +68,9 @@ public class TaskRows {
                 List.of(),
                 row.getObject("batch_id", UUID.class),
                 (ObjectNode) parse(row.getString("callback")),
-                durationText(row.getObject("timeout_ms", Long.class)));
+                durationText(row.getObject("timeout_ms", Long.class)),
+                (ObjectNode) parse(row.getString("progress")),
+                instant(row, "progress_at"));
     }
 
     /**

@@ -144,8 +144,7 @@ final class Attempt {
         AttemptSpan span = null;
         try {
             span = traces.attempt(claim.taskId(), claim.type(), claim.attempt(), claim.traceParent());
-            outcome = span.within(() -> handler.get().handle(new TaskHandler.Work(claim.taskId(), claim.payload(),
-                    claim.attempt(), claim.owner())));
+            outcome = span.within(() -> handler.get().handle(outcomes.work(claim)));
             if (outcome == null) {
                 outcome = TaskOutcome.failure("the handler returned no outcome");
             }

@@ -9,16 +9,18 @@ import org.jboss.logging.Logger;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.handlers.TaskHandler;
 import io.taskfence.handlers.TaskOutcome;
 import io.taskfence.logging.LogContext;
 import io.taskfence.task.StorableJson;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.transition.AttemptTransitions;
 import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.ProgressReports;
 
 /**
  * Writes what a handler's run came to, for the attempt's claim: a success through the replica's batched writer,
- * anything else at once. Each write names the claim, so one that is no longer current changes nothing; a failure
+ * anything else at once; the handler's progress goes through the replica's {@link ProgressReports}. Each write names the claim, so one that is no longer current changes nothing; a failure
  * is logged with what becomes of the task.
  */
 final class AttemptOutcomes {
@@ -29,17 +31,32 @@ final class AttemptOutcomes {
 
     private final AttemptTransitions transitions;
     private final SuccessBatches successes;
+    private final ProgressReports progress;
     private final Duration backoffBase;
     private final Duration backoffCap;
 
-    AttemptOutcomes(AttemptTransitions transitions, SuccessBatches successes, TaskfenceConfig config) {
+    AttemptOutcomes(AttemptTransitions transitions, SuccessBatches successes, ProgressReports progress,
+            TaskfenceConfig config) {
+        this.progress = progress;
         this.transitions = transitions;
         this.successes = successes;
         this.backoffBase = config.retry().backoffBase();
         this.backoffCap = config.retry().backoffCap();
     }
 
+    /** What the claim's handler gets: the task, and a way to report its progress. */
+    TaskHandler.Work work(Claim claim) {
+        return new TaskHandler.Work(claim.taskId(), claim.payload(), claim.attempt(), claim.owner(),
+                report -> progress.report(claim, report));
+    }
+
+    /** Writes the outcome, after the progress the handler reported last (which the end would leave unwritten). */
     void record(Claim claim, TaskOutcome outcome) {
+        try {
+            progress.flush(claim);
+        } catch (RuntimeException e) {
+            LOG.debugf("the last progress report of task %s was not written: %s", claim.taskId(), e.getMessage());
+        }
         switch (outcome) {
             case TaskOutcome.Success success -> succeeded(claim, success.result());
             case TaskOutcome.Failure failure -> logFailure(claim, failure.error(),

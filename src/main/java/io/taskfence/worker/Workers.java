@@ -33,6 +33,7 @@ import io.taskfence.store.TaskStoreException;
 import io.taskfence.task.TasksBecameDue;
 import io.taskfence.task.transition.AttemptTransitions;
 import io.taskfence.task.transition.Claim;
+import io.taskfence.task.transition.ProgressReports;
 import io.taskfence.tracing.TaskTraces;
 import io.taskfence.types.TypeLimits;
 
@@ -91,13 +92,15 @@ public class Workers {
     private ScheduledExecutorService leaseDeadlines;
     private SuccessBatches successes;
     private AttemptOutcomes outcomes;
+    private final ProgressReports progress;
     private volatile Thread reader;
     private volatile boolean stopping;
 
     Workers(TaskQueue queue, AttemptTransitions transitions, TaskHandlers handlers, TaskfenceConfig config,
             LockSettings settings, MeterRegistry metrics, CancelSignals cancels, TypeLimits limits,
             Event<TasksBecameDue> due, @ConfigProperty(name = "quarkus.redis.timeout") Duration redisTimeout,
-            TaskTraces traces) {
+            TaskTraces traces, ProgressReports progress) {
+        this.progress = progress;
         this.traces = traces;
         this.limits = limits;
         this.due = due;
@@ -137,7 +140,7 @@ public class Workers {
         deadlines.setRemoveOnCancelPolicy(true); // re-armed at every heartbeat
         leaseDeadlines = deadlines;
         successes = new SuccessBatches(transitions, done -> done.forEach(claim -> madeRoom(claim.type())));
-        outcomes = new AttemptOutcomes(transitions, successes, config);
+        outcomes = new AttemptOutcomes(transitions, successes, progress, config);
         cancels.listen(this::cancelled, leaseDeadlines);
         reader = Thread.ofPlatform().name("task-reader").start(this::readUntilStopped);
         LOG.infof("workers started: consumer %s, %d at once, %d claimed ahead", consumer,

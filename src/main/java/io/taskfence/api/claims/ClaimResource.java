@@ -15,16 +15,21 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.Blocking;
@@ -37,6 +42,7 @@ import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.Roles;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.remote.ClaimId;
+import io.taskfence.remote.ClaimProgress;
 import io.taskfence.remote.RemoteClaims;
 import io.taskfence.task.StorableJson;
 import io.taskfence.task.transition.Claim;
@@ -46,9 +52,9 @@ import io.taskfence.types.RemoteTypes;
 
 /**
  * The worker API (DESIGN.md, "Remote workers"): a worker key claims tasks of the remote types it names, extends its
- * claims' leases, and ends them with a result or a failure. A write whose claim no longer holds its task (cancelled,
- * finished, recovered after its lease ran out, or the attempt timed out) is answered 409 and changes nothing: the
- * worker's signal to stop.
+ * claims' leases, reports their progress, and ends them with a result or a failure. A write whose claim no longer
+ * holds its task (cancelled, finished, recovered after its lease ran out, or the attempt timed out) is answered 409
+ * and changes nothing: the worker's signal to stop.
  */
 @Path("/api/v1/claims")
 @Produces(MediaType.APPLICATION_JSON)
@@ -67,9 +73,11 @@ public class ClaimResource {
     private final Duration lease;
     private final TaskTraces traces;
     private final HeldPerKey held;
+    private final ClaimProgress reports;
 
     ClaimResource(RemoteClaims claims, RemoteTypes remote, SecurityIdentity identity, TaskfenceConfig config,
-            TaskTraces traces, HeldPerKey held) {
+            TaskTraces traces, HeldPerKey held, ClaimProgress reports) {
+        this.reports = reports;
         this.held = held;
         this.traces = traces;
         this.claims = claims;
@@ -133,6 +141,37 @@ public class ClaimResource {
             @Parameter(description = CLAIM_ID, schema = @Schema(type = SchemaType.STRING, pattern = ClaimId.PATTERN))
             @PathParam("claimId") String claimId) {
         return new ClaimAnswers.Lease(claims.heartbeat(held(claimId)));
+    }
+
+    /**
+     * Reports how far the claim's attempt has come: the body, a JSON object of at most 4 KiB, becomes the task's
+     * {@code progress} within a second (the latest of several; DESIGN.md, "Task lifecycle", "Progress"); 409 once the
+     * claim no longer holds its task.
+     */
+    @POST
+    @Path("/{claimId}/progress")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Roles.WORKER)
+    @Operation(operationId = "reportClaimProgress", summary = "Report a claim's progress, shown as the task's progress")
+    @APIResponse(responseCode = "202", description = "kept: the task shows it within a second, unless a later report "
+            + "replaced it first")
+    public Response progress(
+            @Parameter(description = CLAIM_ID, schema = @Schema(type = SchemaType.STRING, pattern = ClaimId.PATTERN))
+            @PathParam("claimId") String claimId,
+            @RequestBody(required = true, description = "the progress, e.g. {\"done\": 40, \"total\": 100, "
+                    + "\"message\": \"...\"}: any JSON object of at most 4 KiB", content = @Content(schema = @Schema(
+                            type = SchemaType.OBJECT))) JsonNode body) {
+        ClaimId claim = held(claimId);
+        if (!(body instanceof ObjectNode progress)) {
+            throw Problems.about("progress", Status.BAD_REQUEST, "the body must be a JSON object, e.g. "
+                    + "{\"done\": 40, \"total\": 100}, not " + (body == null ? "nothing" : body.getNodeType()));
+        }
+        try {
+            reports.report(claim, progress);
+        } catch (IllegalArgumentException tooLarge) {
+            throw Problems.about("progress", Status.REQUEST_ENTITY_TOO_LARGE, tooLarge.getMessage());
+        }
+        return Response.accepted().build();
     }
 
     /** PROCESSING → SUCCEEDED with the result; 409, and nothing stored, once the claim no longer holds its task. */

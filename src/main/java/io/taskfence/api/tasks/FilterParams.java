@@ -93,7 +93,7 @@ public class FilterParams {
         }
     }
 
-    private static Instant instant(String value, String name, String in) {
+    static Instant instant(String value, String name, String in) {
         if (value == null) {
             return null;
         }

@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.event.Event;
@@ -43,7 +42,6 @@ import org.jboss.resteasy.reactive.RestResponse;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.api.CanonicalIds;
 import io.taskfence.api.LongPoll;
@@ -89,7 +87,7 @@ public class TaskResource {
     private final Event<TaskCancelled> cancels;
     private final TaskHistory history;
     private final SecurityIdentity identity;
-    private final TaskEndWaits ends;
+    private final TaskWaits waits;
     private final Batches batchViews;
     private final Searches searches;
     private final HeldPerKey held;
@@ -97,12 +95,12 @@ public class TaskResource {
 
     TaskResource(BulkSubmissions bulk, OperatorControls controls, Retries retries,
             TaskQueries queries, NewTasks newTasks, Event<TasksBecameDue> due, Event<TaskCancelled> cancels,
-            TaskHistory history, SecurityIdentity identity, TaskEndWaits ends, Batches batchViews, Searches searches,
+            TaskHistory history, SecurityIdentity identity, TaskWaits waits, Batches batchViews, Searches searches,
             HeldPerKey held, TaskfenceConfig config) {
         this.searches = searches;
         this.held = held;
         this.countCap = config.api().countCap();
-        this.ends = ends;
+        this.waits = waits;
         this.batchViews = batchViews;
         this.bulk = bulk;
         this.controls = controls;
@@ -169,8 +167,9 @@ public class TaskResource {
     }
 
     /**
-     * One task; with {@code wait}, answered once the task has ended (SUCCEEDED, DEAD or CANCELLED) or the wait is
-     * over, whichever comes first, without a thread waiting meanwhile (DESIGN.md, "REST API", "Waiting for a result").
+     * One task; with {@code wait}, answered once the task has ended (or, with {@code progressAfter}, shows progress
+     * written after that instant) or the wait is over, whichever comes first, without a thread waiting meanwhile
+     * (DESIGN.md, "REST API", "Waiting for a result").
      */
     @GET
     @Path("/{id}")
@@ -183,38 +182,22 @@ public class TaskResource {
             @Parameter(description = "answer once the task has ended (SUCCEEDED, DEAD or CANCELLED) or this long has "
                     + "passed: <n>s or <n>ms, at most 60s",
                     schema = @Schema(type = SchemaType.STRING, pattern = LongPoll.PATTERN))
-            @QueryParam("wait") String wait) {
+            @QueryParam("wait") String wait,
+            @Parameter(description = "with wait: answer also once the task shows progress written after this instant "
+                    + "(the progressAt of the last answer, or its createdAt if it had none)",
+                    schema = @Schema(type = SchemaType.STRING, format = "date-time"))
+            @QueryParam("progressAfter") String progressAfter) {
         UUID taskId = taskId(id);
         TaskScope scope = caller().scope();
         Duration waitFor = wait == null ? Duration.ZERO : LongPoll.parse(wait)
                 .orElseThrow(() -> Problems.invalid("query", "wait", LongPoll.RULE));
+        Instant after = FilterParams.instant(progressAfter, "progressAfter", "query");
         if (waitFor.isZero()) {
             return Uni.createFrom().item(queries.find(taskId, scope).orElseThrow(() -> notFound(id)));
         }
         HeldPerKey.Hold place = held.longPoll(caller().name());
-        // Registered before the read: an end committed between the read and the wait still wakes it.
-        TaskEndWaits.Waiter waiter = ends.waitFor(taskId);
-        Task now;
-        try {
-            now = queries.find(taskId, scope).orElseThrow(() -> notFound(id));
-        } catch (RuntimeException e) {
-            ends.forget(waiter);
-            place.close();
-            throw e;
-        }
-        if (now.status().ended()) {
-            ends.forget(waiter);
-            place.close();
-            return Uni.createFrom().item(now);
-        }
-        return Uni.createFrom().completionStage(waiter.woken().completeOnTimeout(null, waitFor.toMillis(), TimeUnit.MILLISECONDS))
-                .emitOn(Infrastructure.getDefaultWorkerPool())
-                .map(woken -> {
-                    ends.forget(waiter);
-                    return queries.find(taskId, scope).orElseThrow(() -> notFound(id));
-                })
-                .onCancellation().invoke(() -> ends.forget(waiter))
-                .onTermination().invoke(place::close);
+        return waits.answer(taskId, () -> queries.find(taskId, scope).orElseThrow(() -> notFound(id)), waitFor, after,
+                place::close);
     }
 
     /**

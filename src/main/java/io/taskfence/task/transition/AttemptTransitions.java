@@ -53,7 +53,8 @@ public class AttemptTransitions {
             + "worker = ? || '/' || gen_random_uuid(), "
             + "lease_until = least(now() + ? * interval '1 millisecond', claimable.timeout_at), "
             + "timeout_at = claimable.timeout_at, "
-            + "fencing_token = fencing_token + 1, started_at = now(), updated_at = now() from claimable "
+            + "fencing_token = fencing_token + 1, started_at = now(), updated_at = now(), progress = null, "
+            + "progress_at = null from claimable "
             + "where tasks.id = claimable.id and tasks.status = 'ENQUEUED' "
             + "returning tasks.id, type, payload, attempt, worker, owner, concurrency_key, fencing_token, lease_until, "
             + "trace_parent, timeout_ms, extract(epoch from now() - created_at) as waited_seconds) ";
