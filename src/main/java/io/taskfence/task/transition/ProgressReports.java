@@ -150,7 +150,6 @@ public class ProgressReports {
         }
         // Rows are locked in id order, as claims and completions lock them.
         List<Report> ordered = reports.stream().sorted(Comparator.comparing(report -> report.claim().taskId())).toList();
-        long now = System.nanoTime();
         List<UUID> written = database.inConnection(connection -> {
             try (PreparedStatement update = connection.prepareStatement(WRITE)) {
                 update.setArray(1, connection.createArrayOf("uuid",
@@ -169,6 +168,7 @@ public class ProgressReports {
                 return ids;
             }
         });
+        long now = System.nanoTime(); // after the write: the next one starts a second after this one ended
         ordered.forEach(report -> writtenAt.put(report.claim().taskId(), now));
         if (!written.isEmpty()) {
             progressed.fire(new TasksProgressed(written));
