@@ -45,6 +45,7 @@ public final class ResizeWorker {
         if (!width.isInt() || width.asInt() <= 0) {
             throw new PermanentFailure("width must be a positive integer, not " + width);
         }
+        job.progress(Map.of("done", 0, "total", 1, "message", "resizing to " + width.asInt() / 2)); // shown in the task
         Thread.sleep(100); // interrupted if the claim is superseded meanwhile
         return Map.of("width", width.asInt() / 2, "by", "java", "worker", name, "fencingToken", job.task().fencingToken());
     }

@@ -47,9 +47,10 @@ def resize(job: Job) -> dict:
     width = job.payload.get("width")
     if not isinstance(width, int) or width <= 0:
         raise PermanentError(f"width must be a positive integer, not {width!r}")
-    for _ in range(10):  # a long job looks at its claim now and then
+    for step in range(10):  # a long job looks at its claim now and then, and says how far it has come
         if job.superseded.is_set():
             return {}
+        job.progress({"done": step, "total": 10, "message": f"resizing to {width // 2}"})  # shown in the task
         time.sleep(0.01)
     return {"width": width // 2, "by": "python", "worker": WORKER_NAME, "fencingToken": job.fencing_token}
 

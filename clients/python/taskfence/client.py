@@ -122,6 +122,13 @@ class Client:
         """Extends the claim's lease; answers its new end. Raises ClaimSuperseded once it no longer holds."""
         return self._call("POST", self._claim(claim_id, "heartbeat"), headers=_traced(traceparent))["leaseUntil"]
 
+    def progress(self, claim_id: str, progress: Dict[str, Any], traceparent: Optional[str] = None) -> None:
+        """Reports the claim's progress, a JSON object of at most 4 KiB (e.g. {"done": 40, "total": 100}); the task
+        shows the latest within a second. Raises ClaimSuperseded once the claim no longer holds."""
+        if not isinstance(progress, dict):
+            raise TypeError(f"progress must be a dict (a JSON object), not {type(progress).__name__}")
+        self._call("POST", self._claim(claim_id, "progress"), {"progress": progress}, headers=_traced(traceparent))
+
     def complete(self, claim_id: str, result: Any = None, traceparent: Optional[str] = None) -> None:
         """Ends the claim with the task's result (JSON). Raises ClaimSuperseded once it no longer holds."""
         self._call("POST", self._claim(claim_id, "complete"), {"result": result}, headers=_traced(traceparent))

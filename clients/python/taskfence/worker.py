@@ -59,6 +59,41 @@ class Job:
     a handler's own spans continue it; the worker sends it with its calls about the claim."""
     superseded: threading.Event = field(default_factory=threading.Event)
     """Set once the claim no longer holds its task: stop, and write nothing more for it."""
+    client: Optional[Client] = field(default=None, repr=False)
+    _held_back: Optional[Dict[str, Any]] = field(default=None, repr=False)
+    _sent_at: float = field(default=float("-inf"), repr=False)
+    _progress_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def progress(self, progress: Dict[str, Any]) -> None:
+        """Reports how far the job has come, e.g. {"done": 40, "total": 100, "message": "page 40"} (a JSON object of
+        at most 4 KiB): the task's `progress` shows it within a second. At most one report a second is sent; one that
+        comes sooner is held back and sent with the next report after the second, or before the job's end, so the
+        latest is never lost. A report that cannot be sent is logged, never raised; a superseded claim's report sets
+        `superseded`, as a heartbeat's 409 does."""
+        with self._progress_lock:
+            now = time.monotonic()
+            if now - self._sent_at < 1.0:
+                self._held_back = progress
+                return
+            self._held_back = None
+            self._sent_at = now
+        self._send(progress)
+
+    def _send_held_back(self) -> None:
+        with self._progress_lock:
+            last, self._held_back = self._held_back, None
+        if last is not None:
+            self._send(last)
+
+    def _send(self, progress: Dict[str, Any]) -> None:
+        if self.superseded.is_set() or self.client is None:
+            return
+        try:
+            self.client.progress(self.claim_id, progress, traceparent=self.traceparent)
+        except ClaimSuperseded:
+            self.superseded.set()
+        except (TaskfenceError, TypeError, ValueError) as failed:
+            LOG.warning("task %s: a progress report was not taken (%s)", self.task_id, failed)
 
 
 class Worker:
@@ -121,7 +156,8 @@ class Worker:
             self._release_slots(free - len(claims))
             for claim in claims:
                 job = Job(claim["taskId"], claim["type"], claim.get("payload") or {}, claim["attempt"],
-                          claim["fencingToken"], claim.get("owner"), claim["claimId"], claim.get("traceparent"))
+                          claim["fencingToken"], claim.get("owner"), claim["claimId"], claim.get("traceparent"),
+                          client=self.client)
                 if self._stopping.is_set():
                     self._hand_back(job)  # claimed while stopping: another worker takes it
                     self._slots.release()
@@ -190,7 +226,9 @@ class Worker:
                              traceparent=job.traceparent)
 
     def _end(self, job: Job, write: Callable[[], Any]) -> None:
-        """Writes the job's end unless its claim was superseded; retried while the service cannot be reached."""
+        """Writes the job's end unless its claim was superseded (after the progress report held back, if any); retried
+        while the service cannot be reached."""
+        job._send_held_back()
         pause = 0.2
         while not job.superseded.is_set():
             try:

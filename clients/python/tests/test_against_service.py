@@ -51,6 +51,30 @@ class AgainstTheService(unittest.TestCase):
         self.assertEqual({"n": 2}, self.submitter.get(first["id"])["payload"])
         self.submitter.cancel(first["id"])
 
+    def test_a_jobs_progress_shows_in_its_task_and_its_last_report_is_kept(self) -> None:
+        seen = threading.Event()
+
+        def handler(job: Job) -> None:
+            job.progress({"done": 1, "total": 3})
+            seen.wait(30)
+            job.progress({"done": 2, "total": 3})
+            job.progress({"done": 3, "total": 3, "message": "last"})  # within the second: held back, sent at the end
+            return None
+
+        self.run_worker(handler, types=[OTHER_TYPE])
+        task_id = self.submitter.submit(OTHER_TYPE, {})["id"]
+        running = self.submitter.get(task_id)
+        deadline = time.monotonic() + 30
+        while "progress" not in running and time.monotonic() < deadline:
+            time.sleep(0.05)
+            running = self.submitter.get(task_id)
+        self.assertEqual({"done": 1, "total": 3}, running.get("progress"))
+        self.assertEqual("PROCESSING", running["status"])
+        seen.set()
+        done = self.submitter.wait_for(task_id, timeout=30)
+        self.assertEqual("SUCCEEDED", done["status"])
+        self.assertEqual("last", done["progress"]["message"])
+
     def test_a_permanent_error_ends_the_task_dead_and_another_is_retried(self) -> None:
         attempts: List[int] = []
 

@@ -1,7 +1,7 @@
 // One task: GET /api/v1/tasks/{id} (payload and result included), its history from GET /api/v1/tasks/{id}/events,
 // and the cancel and retry actions (any key may act on the tasks it can see), each refusal shown with the problem's
-// detail.
-import { get, post } from './api.js';
+// detail. Until the task has ended, the page long-polls it (?wait=&progressAfter=) and shows each new progress report.
+import { get, post, query } from './api.js';
 import { fill, h, jsonText, message, time } from './dom.js';
 
 export function render(main, parameters, id) {
@@ -20,6 +20,7 @@ export function render(main, parameters, id) {
       return;
     }
     showTask(details, task);
+    followProgress(path, task, details, () => stopped);
     fill(actions, h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' },
       actionButton('cancel', 'Cancel task', path, details, outcome),
       actionButton('retry', 'Retry task', path, details, outcome)));
@@ -69,6 +70,7 @@ function showTask(details, task) {
         pair('Deadline', time(task.deadline)),
         pair('Created', time(task.createdAt)),
         pair('Updated', time(task.updatedAt)))),
+    progressCard(task),
     h('section', { class: 'card', 'aria-labelledby': 'task-error-title' },
       h('h2', { id: 'task-error-title' }, 'Last error'),
       h('pre', { id: 'task-error', tabindex: '0' }, task.lastError ?? 'none')),
@@ -78,6 +80,43 @@ function showTask(details, task) {
     h('section', { class: 'card', 'aria-labelledby': 'task-result-title' },
       h('h2', { id: 'task-result-title' }, 'Result'),
       h('pre', { id: 'task-result', tabindex: '0' }, jsonText(task.result)))));
+}
+
+// What the task's running attempt reported: a bar when it has numbers done and total, its message, the JSON.
+function progressCard(task) {
+  const report = task.progress;
+  const card = h('section', { class: 'card', 'aria-labelledby': 'task-progress-title' },
+    h('h2', { id: 'task-progress-title' }, 'Progress'));
+  if (!report) {
+    card.append(h('p', { id: 'task-progress', class: 'info' }, 'No progress reported.'));
+    return card;
+  }
+  const { done, total, message: text } = report;
+  const counted = Number.isFinite(done) && Number.isFinite(total) && total > 0;
+  const label = counted ? `${done} of ${total} (${Math.round(Math.min(done / total, 1) * 100)} %)` : '';
+  card.append(h('div', { id: 'task-progress' },
+    counted ? h('span', { class: 'progress' },
+      h('progress', { id: 'task-progress-bar', max: total, value: Math.min(done, total), 'aria-label': label }),
+      h('span', { class: 'progress-text' }, label)) : '',
+    typeof text === 'string' ? h('p', { id: 'task-progress-message' }, text) : '',
+    h('p', { class: 'help' }, 'Reported ', time(task.progressAt)),
+    h('pre', { tabindex: '0' }, jsonText(report))));
+  return card;
+}
+
+// Until the task ends: wait for its next progress report or its end, and show the task again each time.
+async function followProgress(path, task, details, stopped) {
+  let shown = task;
+  while (!stopped() && !['SUCCEEDED', 'DEAD', 'CANCELLED'].includes(shown.status)) {
+    try {
+      shown = await get(path + query({ wait: '30s', progressAfter: shown.progressAt ?? shown.createdAt }));
+    } catch (refused) {
+      return; // the page shows what it last read; reloading it starts following again
+    }
+    if (!stopped()) {
+      showTask(details, shown);
+    }
+  }
 }
 
 async function loadHistory(path, target, stopped) {

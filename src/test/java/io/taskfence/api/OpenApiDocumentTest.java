@@ -88,7 +88,7 @@ class OpenApiDocumentTest {
                 operations++;
             }
         }
-        assertEquals(30, operations, "the API's operations: " + ids);
+        assertEquals(31, operations, "the API's operations: " + ids);
         // An operation's own answers, as the REST API's table lists them.
         String retry = "paths.'/api/v1/tasks/{id}/retry'.post.responses.";
         assertEquals("the task is not DEAD or CANCELLED", document.getString(retry + "'409'.description"));
@@ -282,6 +282,7 @@ class OpenApiDocumentTest {
             Map.entry("id", UUID_SCHEMA),
             Map.entry("batch", UUID_SCHEMA),
             Map.entry("createdAfter", TIME),
+            Map.entry("progressAfter", TIME),
             Map.entry("createdBefore", TIME),
             Map.entry("error", SEARCH),
             Map.entry("text", SEARCH),
@@ -520,7 +521,8 @@ class OpenApiDocumentTest {
             "createSchedule", Map.of("201", "Schedule"),
             "deleteSchedule", Map.of("204", ""),
             "declareType", Map.of("201", "TypeState", "200", "TypeState"),
-            "undeclareType", Map.of("204", ""));
+            "undeclareType", Map.of("204", ""),
+            "reportClaimProgress", Map.of("204", ""));
 
     private JsonNode document() throws Exception {
         return new ObjectMapper().readTree(given().queryParam("format", "json").get(management.resolve("/q/openapi"))

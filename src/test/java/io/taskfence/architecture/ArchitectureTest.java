@@ -61,6 +61,8 @@ class ArchitectureTest {
                     "PROCESSING>FAILED", "PROCESSING>DEAD", "PROCESSING>PENDING")),
             entry("task.transition.OperatorControls", Set.of("WAITING>CANCELLED", "PENDING>CANCELLED",
                     "ENQUEUED>CANCELLED", "PROCESSING>CANCELLED", "FAILED>CANCELLED")),
+            // A progress report is written under the claim's condition and changes no status.
+            entry("task.transition.ProgressReports", Set.of("?PROCESSING")),
             entry("task.transition.LeaseRecovery", Set.of("ENQUEUED>PENDING", "PROCESSING>FAILED", "PROCESSING>DEAD")),
             // A then task cancelled while it waited keeps its status and gets its batch's outcome all the same.
             entry("task.batch.BatchCompletions", Set.of("WAITING>PENDING", "CANCELLED>CANCELLED", "?DEAD")),

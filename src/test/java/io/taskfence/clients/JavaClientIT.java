@@ -40,7 +40,7 @@ import io.taskfence.testing.ReplicaCluster;
 /**
  * The Java client (clients/java) against a packaged replica: submit and wait, the worker loop's results and failures,
  * a cancel interrupting the handler within a heartbeat and a time-out at its end, a stop handing back what runs,
- * superseded claims refused, and moving on from an unreachable replica. Each test uses its own type while its worker runs, or waits for its own.
+ * progress reports, superseded claims refused, and moving on from an unreachable replica. Each test uses its own type while its worker runs, or waits for its own.
  */
 class JavaClientIT {
 
@@ -98,6 +98,32 @@ class JavaClientIT {
         assertEquals(first.get("id"), second.get("id"));
         assertEquals(2, submitter.get(first.get("id").asText()).get("payload").get("n").asInt());
         assertEquals("PENDING", second.get("status").asText());
+    }
+
+    /** A job's progress shows in its task while it runs; a report held back within the second is sent before the end. */
+    @Test
+    void aJobsProgressShowsInItsTaskAndItsLastReportIsKept() throws Exception {
+        CountDownLatch seen = new CountDownLatch(1);
+        try (RunningWorker worker = RunningWorker.start(RemoteTypeSettings.OTHER_TYPE, job -> {
+            job.progress(Map.of("done", 1, "total", 3));
+            seen.await(30, TimeUnit.SECONDS);
+            job.progress(Map.of("done", 2, "total", 3));
+            job.progress(Map.of("done", 3, "total", 3, "message", "last")); // within the second: held back
+            return Map.of();
+        })) {
+            String id = submitter.submit(RemoteTypeSettings.OTHER_TYPE, Map.of()).get("id").asText();
+            JsonNode running = submitter.get(id);
+            for (long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                    running.path("progress").isMissingNode() && System.nanoTime() < end; running = submitter.get(id)) {
+                Thread.sleep(50);
+            }
+            assertEquals(1, running.path("progress").path("done").asInt(), running.toString());
+            assertEquals("PROCESSING", running.get("status").asText());
+            seen.countDown();
+            JsonNode done = submitter.waitFor(id, Duration.ofSeconds(30));
+            assertEquals("SUCCEEDED", done.get("status").asText());
+            assertEquals("last", done.path("progress").path("message").asText(), done.toString());
+        }
     }
 
     @Test

@@ -14,6 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,6 +37,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.specification.RequestSpecification;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
+import io.taskfence.testing.WorkerApiCalls;
 import io.taskfence.worker.RunningTasksProfile;
 
 /**
@@ -379,6 +383,52 @@ class DashboardBrowserTest {
             assertEquals("CANCELLED", status(id), "task " + id);
         }
         assertEquals("PENDING", status(madeSince), "the task made after the count");
+    }
+
+    @Test
+    void aRemoteWorkersProgressShowsAsABarThatMovesWhileTheTaskPageIsOpen() {
+        String type = "progress-" + UUID.randomUUID().toString().substring(0, 8);
+        as(ApiKeysForTests.ADMIN_KEY).contentType("application/json").body("{\"remote\":true}")
+                .put("/api/v1/types/" + type).then().statusCode(201);
+        String id = submit(ApiKeysForTests.ADMIN_KEY, "{\"type\":\"" + type + "\",\"payload\":{}}");
+        String claim = "/api/v1/claims/" + WorkerApiCalls.claimOne(ApiKeysForTests.ANY_WORKER_KEY, type, PATIENCE)
+                .getString("claimId");
+        // The test's lease is 3 s: the worker heartbeats each second while the browser works.
+        ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor();
+        heartbeats.scheduleWithFixedDelay(() -> worker().post(claim + "/heartbeat"), 1, 1, TimeUnit.SECONDS);
+        try {
+            watchProgress(id, claim);
+        } finally {
+            heartbeats.shutdownNow();
+        }
+        as(ApiKeysForTests.ADMIN_KEY).delete("/api/v1/types/" + type).then().statusCode(204);
+    }
+
+    private void watchProgress(String id, String claim) {
+        report(claim, 1);
+        signIn(ApiKeysForTests.ADMIN_KEY);
+        browser.get(root + "dashboard/#/task/" + id);
+        wait.until(ExpectedConditions.textToBe(By.id("task-progress-message"), "page 1 of 4"));
+        assertEquals("1", browser.findElement(By.id("task-progress-bar")).getAttribute("value"));
+
+        report(claim, 3); // the open page is told through its long poll, not reloaded
+        wait.until(ExpectedConditions.textToBe(By.id("task-progress-message"), "page 3 of 4"));
+        assertEquals("3", browser.findElement(By.id("task-progress-bar")).getAttribute("value"));
+        assertTrue(text("task-progress").contains("3 of 4 (75 %)"), text("task-progress"));
+        chromium.screenshot("task-progress");
+
+        worker().contentType("application/json").body("{\"result\":{}}").post(claim + "/complete").then().statusCode(200);
+        wait.until(ExpectedConditions.textToBe(By.id("task-status"), "SUCCEEDED"));
+    }
+
+    /** The worker's report {@code page <done> of 4}. */
+    private static void report(String claim, int done) {
+        worker().contentType("application/json").body("{\"progress\":{\"done\":" + done + ",\"total\":4,"
+                + "\"message\":\"page " + done + " of 4\"}}").post(claim + "/progress").then().statusCode(204);
+    }
+
+    private static RequestSpecification worker() {
+        return as(ApiKeysForTests.ANY_WORKER_KEY);
     }
 
     // ---- helpers

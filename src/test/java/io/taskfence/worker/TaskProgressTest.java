@@ -112,8 +112,8 @@ class TaskProgressTest {
         String claimPath = "/api/v1/claims/" + claim.getString("claimId");
 
         long sent = System.nanoTime();
-        worker().contentType("application/json").body("{\"done\":40,\"total\":100,\"message\":\"page 40\"}")
-                .post(claimPath + "/progress").then().statusCode(202);
+        worker().contentType("application/json").body("{\"progress\":{\"done\":40,\"total\":100,\"message\":\"page 40\"}}")
+                .post(claimPath + "/progress").then().statusCode(204);
         Task shown = await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> task(id),
                 task -> task.progress() != null);
         System.out.printf("a remote worker's report showed in the task %d ms after it was sent%n",
@@ -122,14 +122,16 @@ class TaskProgressTest {
         submitter().get("/api/v1/tasks/" + id).then().statusCode(200).body("progress.done", is(40))
                 .body("progressAt", is(shown.progressAt().toString()));
 
-        worker().contentType("application/json").body("[1,2]").post(claimPath + "/progress").then().statusCode(400)
-                .contentType("application/problem+json").body("detail", containsString("JSON object"));
-        worker().contentType("application/json").body("{\"text\":\"" + "x".repeat(4_100) + "\"}")
+        worker().contentType("application/json").body("{\"progress\":[1,2]}").post(claimPath + "/progress").then()
+                .statusCode(400).contentType("application/problem+json").body(containsString("progress"));
+        worker().contentType("application/json").body("{}").post(claimPath + "/progress").then().statusCode(400)
+                .contentType("application/problem+json").body(containsString("progress"));
+        worker().contentType("application/json").body("{\"progress\":{\"text\":\"" + "x".repeat(4_100) + "\"}}")
                 .post(claimPath + "/progress").then().statusCode(413).body("detail", containsString("4096"));
 
         worker().contentType("application/json").body("{\"result\":{}}").post(claimPath + "/complete").then()
                 .statusCode(200);
-        worker().contentType("application/json").body("{\"done\":100}").post(claimPath + "/progress").then()
+        worker().contentType("application/json").body("{\"progress\":{\"done\":100}}").post(claimPath + "/progress").then()
                 .statusCode(409).body("title", is("Claim Superseded"));
         assertEquals(40, task(id).progress().path("done").asInt(), "a refused report changed nothing");
     }
@@ -154,8 +156,8 @@ class TaskProgressTest {
         // report would answer it at once from its read, so this pause only decides which path the test takes.
         Thread.sleep(300);
         assertTrue(!onProgress.isDone() && !endOnly.isDone(), "no progress yet, no end: both wait");
-        worker().contentType("application/json").body("{\"done\":1}").post(claimPath + "/progress").then()
-                .statusCode(202);
+        worker().contentType("application/json").body("{\"progress\":{\"done\":1}}").post(claimPath + "/progress").then()
+                .statusCode(204);
 
         JsonPath answered = onProgress.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertEquals(1, answered.getInt("progress.done"), answered.prettify());

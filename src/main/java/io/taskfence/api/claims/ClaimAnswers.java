@@ -10,6 +10,7 @@ import jakarta.validation.constraints.Size;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.api.Delay;
 import io.taskfence.task.TaskStatus;
@@ -39,6 +40,13 @@ final class ClaimAnswers {
     @Schema(name = "ClaimResult")
     record Result(@Schema(description = "stored as the task's result; JSON of at most 1 MiB; null when absent")
             JsonNode result) {
+    }
+
+    /** The body of a claim's progress report. */
+    @Schema(name = "ClaimProgress", requiredProperties = "progress")
+    record Progress(@NotNull(message = "a JSON object, e.g. {\"done\": 40, \"total\": 100}")
+            @Schema(description = "how far the attempt has come, shown as the task's progress: a JSON object of at most "
+                    + "4 KiB, e.g. {\"done\": 40, \"total\": 100, \"message\": \"page 40\"}") ObjectNode progress) {
     }
 
     /** The body of a claim's failure. */

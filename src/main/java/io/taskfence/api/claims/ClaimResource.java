@@ -20,16 +20,13 @@ import jakarta.ws.rs.core.Response.Status;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.Blocking;
@@ -144,34 +141,28 @@ public class ClaimResource {
     }
 
     /**
-     * Reports how far the claim's attempt has come: the body, a JSON object of at most 4 KiB, becomes the task's
-     * {@code progress} within a second (the latest of several; DESIGN.md, "Task lifecycle", "Progress"); 409 once the
-     * claim no longer holds its task.
+     * Reports how far the claim's attempt has come: the body's {@code progress}, a JSON object of at most 4 KiB, becomes
+     * the task's {@code progress} within a second (the latest of several; DESIGN.md, "Task lifecycle", "Progress"); 409
+     * once the claim no longer holds its task.
      */
     @POST
     @Path("/{claimId}/progress")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.WORKER)
     @Operation(operationId = "reportClaimProgress", summary = "Report a claim's progress, shown as the task's progress")
-    @APIResponse(responseCode = "202", description = "kept: the task shows it within a second, unless a later report "
+    @APIResponse(responseCode = "204", description = "kept: the task shows it within a second, unless a later report "
             + "replaced it first")
     public Response progress(
             @Parameter(description = CLAIM_ID, schema = @Schema(type = SchemaType.STRING, pattern = ClaimId.PATTERN))
             @PathParam("claimId") String claimId,
-            @RequestBody(required = true, description = "the progress, e.g. {\"done\": 40, \"total\": 100, "
-                    + "\"message\": \"...\"}: any JSON object of at most 4 KiB", content = @Content(schema = @Schema(
-                            type = SchemaType.OBJECT))) JsonNode body) {
+            @NotNull(message = "a JSON object with progress") @Valid ClaimAnswers.Progress body) {
         ClaimId claim = held(claimId);
-        if (!(body instanceof ObjectNode progress)) {
-            throw Problems.about("progress", Status.BAD_REQUEST, "the body must be a JSON object, e.g. "
-                    + "{\"done\": 40, \"total\": 100}, not " + (body == null ? "nothing" : body.getNodeType()));
-        }
         try {
-            reports.report(claim, progress);
+            reports.report(claim, body.progress());
         } catch (IllegalArgumentException tooLarge) {
             throw Problems.about("progress", Status.REQUEST_ENTITY_TOO_LARGE, tooLarge.getMessage());
         }
-        return Response.accepted().build();
+        return Response.noContent().build();
     }
 
     /** PROCESSING → SUCCEEDED with the result; 409, and nothing stored, once the claim no longer holds its task. */

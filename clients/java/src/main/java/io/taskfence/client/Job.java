@@ -1,18 +1,74 @@
 package io.taskfence.client;
 
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** One claimed task as a handler gets it, and whether its claim still holds. */
+/** One claimed task as a handler gets it, whether its claim still holds, and its progress reports. */
 public final class Job {
+
+    private static final Logger LOG = System.getLogger(Job.class.getName());
+    private static final long REPORT_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final ClaimedTask task;
     /** When the claim came, on this clock: the attempt's time-out counts from here. */
     private final long claimedNanos = System.nanoTime();
     private final AtomicBoolean superseded = new AtomicBoolean();
     private volatile Thread runner;
+    private final TaskfenceClient client;
+    // Guarded by this: the report held back (a second had not passed since the last one sent), and when that was.
+    private Object heldBack;
+    private long sentNanos = claimedNanos - REPORT_EVERY_NANOS;
 
-    Job(ClaimedTask task) {
+    Job(ClaimedTask task, TaskfenceClient client) {
         this.task = task;
+        this.client = client;
+    }
+
+    /**
+     * Reports how far the job has come, e.g. {@code Map.of("done", 40, "total", 100, "message", "page 40")} (any value
+     * that writes as a JSON object of at most 4 KiB): the task's {@code progress} shows it within a second. At most one
+     * report a second is sent; one that comes sooner is held back and sent with the job's next report after the second,
+     * or before its end, so the latest is never lost. A report that cannot be sent is logged, never thrown: progress does
+     * not fail a job. A superseded claim's report supersedes the job (as a heartbeat's 409 does).
+     */
+    public void progress(Object progress) {
+        synchronized (this) {
+            long now = System.nanoTime();
+            if (now - sentNanos < REPORT_EVERY_NANOS) {
+                heldBack = progress;
+                return;
+            }
+            heldBack = null;
+            sentNanos = now;
+        }
+        send(progress);
+    }
+
+    /** Sends the report held back, if any: called before the job's end is written. */
+    void sendHeldBack() {
+        Object last;
+        synchronized (this) {
+            last = heldBack;
+            heldBack = null;
+        }
+        if (last != null) {
+            send(last);
+        }
+    }
+
+    private void send(Object progress) {
+        if (superseded()) {
+            return;
+        }
+        try {
+            client.progress(task, progress);
+        } catch (ClaimSupersededException gone) {
+            supersede();
+        } catch (TaskfenceException | IllegalArgumentException failed) {
+            LOG.log(Level.WARNING, "task {0}: a progress report was not taken ({1})", task.taskId(), failed.getMessage());
+        }
     }
 
     public ClaimedTask task() {

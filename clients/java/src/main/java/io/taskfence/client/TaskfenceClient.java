@@ -166,6 +166,20 @@ public final class TaskfenceClient {
         return call("POST", claimPath(claim, "heartbeat"), null, timeout, claim.traceparent()).get("leaseUntil").asText();
     }
 
+    /**
+     * Reports the claim's progress: {@code progress} must write as a JSON object of at most 4 KiB (e.g.
+     * {@code Map.of("done", 40, "total", 100, "message", "page 40")}); the task shows the latest within a second.
+     * {@link Job#progress} sends at most one a second and never fails the job.
+     */
+    public void progress(ClaimedTask claim, Object progress) {
+        JsonNode body = JSON.valueToTree(progress);
+        if (!body.isObject()) {
+            throw new IllegalArgumentException("progress must write as a JSON object, not " + body.getNodeType());
+        }
+        call("POST", claimPath(claim, "progress"), JSON.createObjectNode().set("progress", body), timeout,
+                claim.traceparent());
+    }
+
     /** Ends the claim with the task's result. */
     public void complete(ClaimedTask claim, Object result) {
         ObjectNode body = JSON.createObjectNode();

@@ -127,7 +127,7 @@ public final class Worker {
                     continue;
                 }
                 for (ClaimedTask task : claimed) {
-                    Job job = new Job(task);
+                    Job job = new Job(task, client);
                     if (stopping) {
                         handBack(job); // claimed while stopping: another worker takes it
                         slots.release();
@@ -223,6 +223,7 @@ public final class Worker {
 
     /** Writes the job's end unless its claim was superseded; tried again while the service cannot be reached. */
     private void end(Job job, Supplier<?> write) {
+        job.sendHeldBack();
         long pauseMillis = 200;
         while (!job.superseded()) {
             try {
