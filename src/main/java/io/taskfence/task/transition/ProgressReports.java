@@ -78,7 +78,7 @@ public class ProgressReports {
      * @throws IllegalArgumentException if its JSON is over {@value #MAX_BYTES} bytes
      */
     public void report(Claim claim, ObjectNode progress) {
-        waiting.put(claim.taskId(), new Report(claim, checked(progress)));
+        keep(new Report(claim, checked(progress)));
     }
 
     /**
@@ -99,9 +99,15 @@ public class ProgressReports {
             }
         });
         if (held) {
-            waiting.put(claim.taskId(), new Report(claim, json));
+            keep(new Report(claim, json));
         }
         return held;
+    }
+
+    /** The task's latest report, unless one of a later attempt waits already (a lost attempt's handler may run on). */
+    private void keep(Report report) {
+        waiting.merge(report.claim().taskId(), report,
+                (before, now) -> before.claim().attempt() > now.claim().attempt() ? before : now);
     }
 
     private String checked(ObjectNode progress) {
