@@ -34,6 +34,9 @@ public final class SubmissionChecks {
     /** The rule for a task type's name, wherever one is sent (a task, a schedule, a claim, a filter). */
     public static final String TYPE = "[a-z0-9][a-z0-9._-]{0,63}";
     public static final String TYPE_RULE = "must match " + TYPE;
+    /** The rule for a dedupe key, a submission's and a schedule's alike: a schedule's tasks share keys with submissions. */
+    public static final String DEDUPE_KEY = "[\\x21-\\x7e]{1,200}";
+    public static final String DEDUPE_KEY_RULE = "must be 1 to 200 visible ASCII characters";
     /*
      * The instants runAt and deadline may name, inclusive. PostgreSQL refuses a year over 9999 as the batch
      * writes it (Instant's "+10000-...") and any year past 294276; before 1582-10-15 the JDBC Timestamp

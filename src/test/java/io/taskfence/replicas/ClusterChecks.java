@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -230,5 +231,53 @@ final class ClusterChecks {
     static long processingOn(ReplicaCluster cluster, PackagedService replica) throws SQLException {
         return count(cluster, "select count(*) from tasks where status = 'PROCESSING' and worker like ?",
                 replica.id() + "/%");
+    }
+
+    /**
+     * Submits {@code groups} groups of {@code tasksPerGroup} {@code sleep} tasks of {@code sleepMs} each in one batch:
+     * task j of every group, then task j + 1 of every group.
+     *
+     * @return each group's ids (by its concurrency key) in submission order
+     */
+    static Map<String, List<UUID>> submitInterleaved(ReplicaCluster cluster, int groups, int tasksPerGroup, int sleepMs)
+            throws Exception {
+        List<String> keys = new ArrayList<>();
+        StringBuilder body = new StringBuilder("{\"tasks\":[");
+        for (int j = 0; j < tasksPerGroup; j++) {
+            for (int g = 0; g < groups; g++) {
+                keys.add("customer-" + g);
+                body.append(keys.size() > 1 ? "," : "").append("{\"type\":\"sleep\",\"payload\":{\"ms\":")
+                        .append(sleepMs).append("},\"concurrencyKey\":\"customer-").append(g).append("\"}");
+            }
+        }
+        HttpResponse<String> response = cluster.post(cluster.replicas().getFirst(), "/api/v1/tasks/batch",
+                body.append("]}").toString());
+        assertEquals(200, response.statusCode(), response.body());
+        Map<String, List<UUID>> byGroup = new LinkedHashMap<>();
+        Matcher id = UUID_IN_JSON.matcher(response.body());
+        for (String key : keys) {
+            assertTrue(id.find(), response.body());
+            byGroup.computeIfAbsent(key, any -> new ArrayList<>()).add(UUID.fromString(id.group(1)));
+        }
+        return byGroup;
+    }
+
+    /** Kills (-9) a replica once it runs a {@code sleep} task of a group, and waits for its end; the replica. */
+    static PackagedService killReplicaRunningAGroupTask(ReplicaCluster cluster) throws Exception {
+        String worker = awaitValue("a replica runs a task of a group", Duration.ofSeconds(60),
+                () -> processingWorker(cluster));
+        PackagedService victim = cluster.replica(worker.substring(0, worker.indexOf('/')));
+        victim.signal("KILL");
+        victim.process().waitFor();
+        return victim;
+    }
+
+    /** The worker of a {@code sleep} task of a group PROCESSING now, or null. */
+    private static String processingWorker(ReplicaCluster cluster) throws SQLException {
+        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement("select worker from tasks "
+                + "where type = 'sleep' and status = 'PROCESSING' and concurrency_key is not null limit 1");
+                ResultSet row = query.executeQuery()) {
+            return row.next() ? row.getString(1) : null;
+        }
     }
 }

@@ -1,15 +1,14 @@
 package io.taskfence.replicas;
 
-import static io.taskfence.replicas.ClusterChecks.UUID_IN_JSON;
 import static io.taskfence.replicas.ClusterChecks.assertTransitionsAreEdges;
 import static io.taskfence.replicas.ClusterChecks.awaitStatus;
-import static io.taskfence.replicas.ClusterChecks.awaitValue;
 import static io.taskfence.replicas.ClusterChecks.countBy;
+import static io.taskfence.replicas.ClusterChecks.killReplicaRunningAGroupTask;
+import static io.taskfence.replicas.ClusterChecks.submitInterleaved;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.regex.Matcher;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
@@ -47,14 +45,11 @@ class ConcurrencyGroupsIT {
     @Test
     void aGroupLimitedToOneRunsOneTaskAtATimeInSubmissionOrderThroughAKill() throws Exception {
         try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of("TASKFENCE_TYPES_SLEEP_MAX_PER_KEY", "1"))) {
-            Map<String, List<UUID>> groups = submitInterleaved(cluster);
+            // 1.5 s a task: the replica read as running one still does when the kill reaches it, on a busy machine too.
+            Map<String, List<UUID>> groups = submitInterleaved(cluster, GROUPS, TASKS_PER_GROUP, 1500);
             List<UUID> all = groups.values().stream().flatMap(List::stream).toList();
 
-            String worker = awaitValue("a replica runs a task of a group", Duration.ofSeconds(60),
-                    () -> processingWorker(cluster));
-            PackagedService victim = cluster.replica(worker.substring(0, worker.indexOf('/')));
-            victim.signal("KILL");
-            victim.process().waitFor();
+            PackagedService victim = killReplicaRunningAGroupTask(cluster);
             List<UUID> held = ClusterChecks.uuids(cluster, "select id from tasks where status = 'PROCESSING' "
                     + "and worker like '" + victim.id() + "/%'");
             assertFalse(held.isEmpty(), victim.id() + " held no task when it died: the test proves nothing");
@@ -82,39 +77,6 @@ class ConcurrencyGroupsIT {
             System.out.printf("%s: %d groups of %d ran one at a time in order; %s killed holding %s%n", cluster,
                     GROUPS, TASKS_PER_GROUP, victim.id(), held);
             assertTransitionsAreEdges(cluster);
-        }
-    }
-
-    /** One batch: task j of every group, then task j + 1 of every group; each group's ids in submission order. */
-    private static Map<String, List<UUID>> submitInterleaved(ReplicaCluster cluster) throws Exception {
-        List<String> keys = new ArrayList<>();
-        StringBuilder body = new StringBuilder("{\"tasks\":[");
-        for (int j = 0; j < TASKS_PER_GROUP; j++) {
-            for (int g = 0; g < GROUPS; g++) {
-                keys.add("customer-" + g);
-                // 1.5 s a task: the replica read as running one still does when the kill reaches it, on a busy machine too.
-                body.append(keys.size() > 1 ? "," : "").append("{\"type\":\"sleep\",\"payload\":{\"ms\":1500},"
-                        + "\"concurrencyKey\":\"customer-").append(g).append("\"}");
-            }
-        }
-        HttpResponse<String> response = cluster.post(cluster.replicas().getFirst(), "/api/v1/tasks/batch",
-                body.append("]}").toString());
-        assertEquals(200, response.statusCode(), response.body());
-        Map<String, List<UUID>> groups = new LinkedHashMap<>();
-        Matcher id = UUID_IN_JSON.matcher(response.body());
-        for (String key : keys) {
-            assertTrue(id.find(), response.body());
-            groups.computeIfAbsent(key, any -> new ArrayList<>()).add(UUID.fromString(id.group(1)));
-        }
-        return groups;
-    }
-
-    /** The worker of a task of a group PROCESSING now, or null. */
-    private static String processingWorker(ReplicaCluster cluster) throws SQLException {
-        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement("select worker from tasks "
-                + "where type = 'sleep' and status = 'PROCESSING' and concurrency_key is not null limit 1");
-                ResultSet row = query.executeQuery()) {
-            return row.next() ? row.getString(1) : null;
         }
     }
 

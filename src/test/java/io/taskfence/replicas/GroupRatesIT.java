@@ -1,14 +1,13 @@
 package io.taskfence.replicas;
 
-import static io.taskfence.replicas.ClusterChecks.UUID_IN_JSON;
 import static io.taskfence.replicas.ClusterChecks.assertTransitionsAreEdges;
 import static io.taskfence.replicas.ClusterChecks.awaitStatus;
-import static io.taskfence.replicas.ClusterChecks.awaitValue;
+import static io.taskfence.replicas.ClusterChecks.killReplicaRunningAGroupTask;
+import static io.taskfence.replicas.ClusterChecks.submitInterleaved;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,7 +19,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.regex.Matcher;
 
 import org.junit.jupiter.api.Test;
 
@@ -42,14 +40,10 @@ class GroupRatesIT {
     @Test
     void eachGroupStartsAtMostFiveTasksInAnySecondSideBySideThroughAKill() throws Exception {
         try (ReplicaCluster cluster = ReplicaCluster.start(3, Map.of("TASKFENCE_TYPES_SLEEP_RATE_PER_KEY", RATE + "/s"))) {
-            Map<String, List<UUID>> groups = submitInterleaved(cluster);
+            Map<String, List<UUID>> groups = submitInterleaved(cluster, GROUPS, TASKS_PER_GROUP, 200);
             List<UUID> all = groups.values().stream().flatMap(List::stream).toList();
 
-            String worker = awaitValue("a replica runs a task of a group", Duration.ofSeconds(60),
-                    () -> processingWorker(cluster));
-            PackagedService victim = cluster.replica(worker.substring(0, worker.indexOf('/')));
-            victim.signal("KILL");
-            victim.process().waitFor();
+            PackagedService victim = killReplicaRunningAGroupTask(cluster);
 
             awaitStatus(cluster, all, "SUCCEEDED", Duration.ofSeconds(180));
             Map<String, List<Instant>> starts = new LinkedHashMap<>();
@@ -77,38 +71,6 @@ class GroupRatesIT {
                             .min(Instant::compareTo).orElseThrow(), starts.values().stream().map(List::getLast)
                             .max(Instant::compareTo).orElseThrow()).toMillis(), victim.id());
             assertTransitionsAreEdges(cluster);
-        }
-    }
-
-    /** One batch: task j of every group, then task j + 1 of every group; each group's ids in submission order. */
-    private static Map<String, List<UUID>> submitInterleaved(ReplicaCluster cluster) throws Exception {
-        List<String> keys = new ArrayList<>();
-        StringBuilder body = new StringBuilder("{\"tasks\":[");
-        for (int j = 0; j < TASKS_PER_GROUP; j++) {
-            for (int g = 0; g < GROUPS; g++) {
-                keys.add("customer-" + g);
-                body.append(keys.size() > 1 ? "," : "").append("{\"type\":\"sleep\",\"payload\":{\"ms\":200},"
-                        + "\"concurrencyKey\":\"customer-").append(g).append("\"}");
-            }
-        }
-        HttpResponse<String> response = cluster.post(cluster.replicas().getFirst(), "/api/v1/tasks/batch",
-                body.append("]}").toString());
-        assertEquals(200, response.statusCode(), response.body());
-        Map<String, List<UUID>> groups = new LinkedHashMap<>();
-        Matcher id = UUID_IN_JSON.matcher(response.body());
-        for (String key : keys) {
-            assertTrue(id.find(), response.body());
-            groups.computeIfAbsent(key, any -> new ArrayList<>()).add(UUID.fromString(id.group(1)));
-        }
-        return groups;
-    }
-
-    /** The worker of a task of a group PROCESSING now, or null. */
-    private static String processingWorker(ReplicaCluster cluster) throws SQLException {
-        try (Connection db = cluster.database(); PreparedStatement query = db.prepareStatement("select worker from tasks "
-                + "where type = 'sleep' and status = 'PROCESSING' and concurrency_key is not null limit 1");
-                ResultSet row = query.executeQuery()) {
-            return row.next() ? row.getString(1) : null;
         }
     }
 

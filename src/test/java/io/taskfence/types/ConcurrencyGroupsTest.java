@@ -14,8 +14,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
-import javax.sql.DataSource;
-
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.AfterEach;
@@ -27,12 +25,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.taskfence.task.Sql;
-import io.taskfence.task.TaskFixtures;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
 import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
@@ -47,25 +42,17 @@ import io.taskfence.testing.TestServers;
 @TestProfile(TypeLimitsTest.Limited.class)
 class ConcurrencyGroupsTest {
 
-    private static final Duration LEASE = Duration.ofMinutes(5);
-
     @TestHTTPResource(value = "/", management = true)
     URI management;
     @Inject
     TaskTransitions transitions;
     @Inject
-    TaskTypes types;
-    @Inject
-    DataSource db;
+    GroupFixture fixture;
 
-    private final String lock = "groups-" + UUID.randomUUID();
-
-    /** Other test classes share the table: their unfinished tasks would take places in a batch or count in flight. */
     @BeforeEach
     @AfterEach
     void onlyThisTestsTasksAreUnfinished() {
-        Sql.run(db, "update tasks set status = 'CANCELLED' where status in ('PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED')");
-        Sql.run(db, "delete from paused_types");
+        fixture.onlyOwnTasksUnfinished();
     }
 
     @Test
@@ -75,12 +62,12 @@ class ConcurrencyGroupsTest {
         List<UUID> b = submit("http", "owner-1", "b", 0);
         List<UUID> free = submit("http", "owner-1", null, 0, 0);
 
-        List<UUID> first = enqueueDue(100);
+        List<UUID> first = fixture.enqueueDue(100);
         assertEquals(sorted(List.of(a.get(0), b.get(0), free.get(0), free.get(1))), sorted(first),
                 "the head of each group and every task without a key");
-        assertEquals(List.of(), enqueueDue(100), "a group's second task while its first is queued");
-        assertEquals(2L, state("http").keysAtLimit());
-        assertEquals(1, state("http").maxPerKey());
+        assertEquals(List.of(), fixture.enqueueDue(100), "a group's second task while its first is queued");
+        assertEquals(2L, fixture.state("http").keysAtLimit());
+        assertEquals(1, fixture.state("http").maxPerKey());
         given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).get("/api/v1/types").then().statusCode(200)
                 .body("find { it.type == 'http' }.maxPerKey", is(1))
                 .body("find { it.type == 'http' }.keysAtLimit", is(2));
@@ -93,33 +80,33 @@ class ConcurrencyGroupsTest {
                 .anyMatch(line -> line.startsWith("taskfence_type_keys_at_limit{") && line.contains("type=\"http\"")
                         && line.endsWith(" 2.0")));
 
-        Claim a1 = claim(a.get(0));
-        assertEquals(List.of(), enqueueDue(100), "while its first runs");
+        Claim a1 = fixture.claim(a.get(0));
+        assertEquals(List.of(), fixture.enqueueDue(100), "while its first runs");
         assertTrue(transitions.complete(a1, null));
-        assertEquals(List.of(a.get(1)), enqueueDue(100), "the next in submission order, not the higher priority");
+        assertEquals(List.of(a.get(1)), fixture.enqueueDue(100), "the next in submission order, not the higher priority");
 
         // A failed attempt keeps its place: the group's next task waits for the retry, which goes first.
-        Claim a2 = claim(a.get(1));
+        Claim a2 = fixture.claim(a.get(1));
         assertEquals(Optional.of(TaskStatus.FAILED), transitions.fail(a2, "boom", false, Duration.ZERO, Duration.ZERO));
-        assertEquals(List.of(a.get(1)), enqueueDue(100), "the retry of the FAILED task, not the task after it");
-        assertTrue(transitions.complete(claim(a.get(1)), null));
-        assertEquals(List.of(a.get(2)), enqueueDue(100));
+        assertEquals(List.of(a.get(1)), fixture.enqueueDue(100), "the retry of the FAILED task, not the task after it");
+        assertTrue(transitions.complete(fixture.claim(a.get(1)), null));
+        assertEquals(List.of(a.get(2)), fixture.enqueueDue(100));
 
         // An ended task (DEAD) leaves the group.
-        assertEquals(Optional.of(TaskStatus.DEAD), transitions.fail(claim(b.get(0)), "gone", true, Duration.ZERO,
+        assertEquals(Optional.of(TaskStatus.DEAD), transitions.fail(fixture.claim(b.get(0)), "gone", true, Duration.ZERO,
                 Duration.ZERO));
-        assertEquals(1L, state("http").keysAtLimit(), "b left its limit, a is at it");
+        assertEquals(1L, fixture.state("http").keysAtLimit(), "b left its limit, a is at it");
     }
 
     @Test
     void aTaskThatRanAndWaitsToRunAgainHoldsItsPlace() {
         List<UUID> a = submit("http", "owner-1", "a", 0, 0);
         List<UUID> b = submit("http", "owner-1", "b", 0, 0);
-        assertEquals(sorted(List.of(a.get(0), b.get(0))), sorted(enqueueDue(100)));
-        transitions.fail(claim(a.get(0)), "boom", false, Duration.ofHours(1), Duration.ofHours(1));
-        assertEquals(Optional.of(TaskStatus.PENDING), transitions.later(claim(b.get(0)), Duration.ofHours(1)));
-        assertEquals(List.of(), enqueueDue(100), "a group's next task went while its first waits an hour to run again");
-        assertEquals(2L, state("http").keysAtLimit());
+        assertEquals(sorted(List.of(a.get(0), b.get(0))), sorted(fixture.enqueueDue(100)));
+        transitions.fail(fixture.claim(a.get(0)), "boom", false, Duration.ofHours(1), Duration.ofHours(1));
+        assertEquals(Optional.of(TaskStatus.PENDING), transitions.later(fixture.claim(b.get(0)), Duration.ofHours(1)));
+        assertEquals(List.of(), fixture.enqueueDue(100), "a group's next task went while its first waits an hour to run again");
+        assertEquals(2L, fixture.state("http").keysAtLimit());
     }
 
     @Test
@@ -128,7 +115,7 @@ class ConcurrencyGroupsTest {
         List<UUID> mine = submit("http", "owner-1", "customer-17", 0, 0);
         List<UUID> theirs = submit("http", "owner-2", "customer-17", 0, 0);
         List<UUID> noops = submit("noop", "owner-1", "customer-17", 0, 0, 0);
-        List<UUID> batch = enqueueDue(100);
+        List<UUID> batch = fixture.enqueueDue(100);
         assertEquals(sorted(List.of(mine.get(0), theirs.get(0), noops.get(0), noops.get(1))), sorted(batch),
                 "one of each http group, two of the noop group (max-per-key 2)");
     }
@@ -136,24 +123,24 @@ class ConcurrencyGroupsTest {
     @Test
     void aGroupLimitedToTwoRunsTwoAndTheNextWhenOneEnds() {
         List<UUID> group = submit("noop", "owner-1", "k", 0, 0, 0, 0);
-        assertEquals(sorted(group.subList(0, 2)), sorted(enqueueDue(100)));
-        List<Claim> running = transitions.claim(group.subList(0, 2), "groups-test", LEASE);
-        assertEquals(List.of(), enqueueDue(100));
+        assertEquals(sorted(group.subList(0, 2)), sorted(fixture.enqueueDue(100)));
+        List<Claim> running = fixture.claim(group.subList(0, 2));
+        assertEquals(List.of(), fixture.enqueueDue(100));
         assertTrue(transitions.complete(running.getFirst(), null));
-        assertEquals(List.of(group.get(2)), enqueueDue(100));
+        assertEquals(List.of(group.get(2)), fixture.enqueueDue(100));
     }
 
     @Test
     void aTaskAnOperatorRetriesWaitsForTheGroupsRunningTaskThenGoesInItsOrder() {
         List<UUID> a = submit("http", "owner-1", "a", 0, 0, 0);
-        assertEquals(List.of(a.get(0)), enqueueDue(100));
-        transitions.fail(claim(a.get(0)), "gone", true, Duration.ZERO, Duration.ZERO); // DEAD: it left the group
-        assertEquals(List.of(a.get(1)), enqueueDue(100));
-        Claim running = claim(a.get(1));
+        assertEquals(List.of(a.get(0)), fixture.enqueueDue(100));
+        transitions.fail(fixture.claim(a.get(0)), "gone", true, Duration.ZERO, Duration.ZERO); // DEAD: it left the group
+        assertEquals(List.of(a.get(1)), fixture.enqueueDue(100));
+        Claim running = fixture.claim(a.get(1));
         assertTrue(transitions.retry(a.get(0)).isPresent());
-        assertEquals(List.of(), enqueueDue(100), "the retried task went beside the group's running one");
+        assertEquals(List.of(), fixture.enqueueDue(100), "the retried task went beside the group's running one");
         assertTrue(transitions.complete(running, null));
-        assertEquals(List.of(a.get(0)), enqueueDue(100), "submitted before a[2], it goes before it");
+        assertEquals(List.of(a.get(0)), fixture.enqueueDue(100), "submitted before a[2], it goes before it");
     }
 
     @Test
@@ -163,11 +150,11 @@ class ConcurrencyGroupsTest {
         List<UUID> a = submit("sleep", "owner-1", "a", 0, 0);
         List<UUID> b = submit("sleep", "owner-1", "b", 0, 0);
         List<UUID> c = submit("sleep", "owner-1", "c", 0, 0);
-        assertEquals(sorted(List.of(a.get(0), b.get(0))), sorted(enqueueDue(100)));
-        assertTrue(transitions.complete(claim(a.get(0)), null));
-        assertEquals(List.of(c.get(0)), enqueueDue(100), "c's turn, not a's again");
-        assertTrue(transitions.complete(claim(b.get(0)), null));
-        assertEquals(List.of(a.get(1)), enqueueDue(100), "then round to a");
+        assertEquals(sorted(List.of(a.get(0), b.get(0))), sorted(fixture.enqueueDue(100)));
+        assertTrue(transitions.complete(fixture.claim(a.get(0)), null));
+        assertEquals(List.of(c.get(0)), fixture.enqueueDue(100), "c's turn, not a's again");
+        assertTrue(transitions.complete(fixture.claim(b.get(0)), null));
+        assertEquals(List.of(a.get(1)), fixture.enqueueDue(100), "then round to a");
     }
 
     @Test
@@ -187,22 +174,15 @@ class ConcurrencyGroupsTest {
                 .body("items[1].status", is(400))
                 .body("items[1].problem.violations[0].field", is("tasks[1].concurrencyKey"));
         // The same idempotency key in another group is another request.
+        String idempotencyKey = "groups-" + UUID.randomUUID();
         given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
-                .header("Idempotency-Key", "groups-" + lock)
+                .header("Idempotency-Key", idempotencyKey)
                 .body("{\"type\":\"noop\",\"payload\":{},\"concurrencyKey\":\"g1\"}")
                 .post("/api/v1/tasks").then().statusCode(201);
         given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
-                .header("Idempotency-Key", "groups-" + lock)
+                .header("Idempotency-Key", idempotencyKey)
                 .body("{\"type\":\"noop\",\"payload\":{},\"concurrencyKey\":\"g2\"}")
                 .post("/api/v1/tasks").then().statusCode(422);
-    }
-
-    private List<UUID> enqueueDue(int limit) {
-        return transitions.enqueueDue(TaskFixtures.fence(lock, 1), limit);
-    }
-
-    private Claim claim(UUID id) {
-        return transitions.claim(id, "groups-test", LEASE).orElseThrow();
     }
 
     /** Tasks of {@code type} in the group {@code key} (null: none), one per priority given, in that order. */
@@ -212,11 +192,7 @@ class ConcurrencyGroupsTest {
             tasks.add(new NewTask(type, JsonNodeFactory.instance.objectNode(), 5, priority, null, null, null)
                     .ownedBy(owner).inGroup(key));
         }
-        return transitions.submitAll(tasks).stream().map(submitted -> ((Submission) submitted).task().id()).toList();
-    }
-
-    private TypeState state(String type) {
-        return types.all().stream().filter(state -> state.type().equals(type)).findFirst().orElseThrow();
+        return fixture.submit(tasks);
     }
 
     private static List<UUID> sorted(List<UUID> ids) {

@@ -30,11 +30,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.taskfence.task.Sql;
-import io.taskfence.task.TaskFixtures;
 import io.taskfence.task.TaskTransitions;
 import io.taskfence.task.submit.NewTask;
-import io.taskfence.task.submit.outcome.Submission;
-import io.taskfence.task.transition.Claim;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
 
@@ -57,25 +54,19 @@ class GroupRatesTest {
         }
     }
 
-    private static final Duration LEASE = Duration.ofMinutes(5);
-
     @TestHTTPResource(value = "/", management = true)
     URI management;
     @Inject
     TaskTransitions transitions;
     @Inject
-    TaskTypes types;
-    @Inject
     DataSource db;
+    @Inject
+    GroupFixture fixture;
 
-    private final String lock = "group-rates-" + UUID.randomUUID();
-
-    /** Other test classes share the table: their unfinished tasks would take places in a batch or count in flight. */
     @BeforeEach
     @AfterEach
     void onlyThisTestsTasksAreUnfinished() {
-        Sql.run(db, "update tasks set status = 'CANCELLED' where status in ('PENDING', 'ENQUEUED', 'PROCESSING', 'FAILED')");
-        Sql.run(db, "delete from group_starts");
+        fixture.onlyOwnTasksUnfinished();
     }
 
     @Test
@@ -86,20 +77,20 @@ class GroupRatesTest {
         }
         List<UUID> free = submit("noop", null, 7);
 
-        List<UUID> first = enqueueDue(100);
+        List<UUID> first = fixture.enqueueDue(100);
         assertEquals(3 * 5 + 7, first.size(), "five of each group and every task without a key");
         for (List<UUID> group : groups.values()) {
             assertEquals(group.subList(0, 5), group.stream().filter(first::contains).toList(), "a group's first five");
         }
         assertTrue(first.containsAll(free));
-        assertEquals(List.of(), enqueueDue(100), "queued tasks count against the rate: they may start at any moment");
+        assertEquals(List.of(), fixture.enqueueDue(100), "queued tasks count against the rate: they may start at any moment");
 
-        first.forEach(this::claim);
+        first.forEach(fixture::claim);
         // The window is a second: the starts are kept in it (dated a minute on) while the test looks, whatever its pace.
         Sql.run(db, "update group_starts set at = now() + interval '1 minute'");
-        assertEquals(List.of(), enqueueDue(100), "started in this window");
-        assertEquals(3L, state("noop").keysRateLimited());
-        assertEquals("5/s", state("noop").ratePerKey());
+        assertEquals(List.of(), fixture.enqueueDue(100), "started in this window");
+        assertEquals(3L, fixture.state("noop").keysRateLimited());
+        assertEquals("5/s", fixture.state("noop").ratePerKey());
         given().auth().oauth2(ApiKeysForTests.ADMIN_KEY).get("/api/v1/types").then().statusCode(200)
                 .body("find { it.type == 'noop' }.ratePerKey", is("5/s"))
                 .body("find { it.type == 'noop' }.keysRateLimited", is(3));
@@ -108,39 +99,31 @@ class GroupRatesTest {
                 .body("find { it.type == 'noop' }.keysRateLimited", nullValue());
         // The window passes: each group's next three (all it has left) go, side by side.
         Sql.run(db, "update group_starts set at = now() - interval '2 seconds'");
-        List<UUID> second = enqueueDue(100);
+        List<UUID> second = fixture.enqueueDue(100);
         assertEquals(9, second.size());
         for (List<UUID> group : groups.values()) {
             assertEquals(group.subList(5, 8), group.stream().filter(second::contains).toList());
         }
-        assertEquals(0L, state("noop").keysRateLimited(), "no group has a due task left");
+        assertEquals(0L, fixture.state("noop").keysRateLimited(), "no group has a due task left");
     }
 
     @Test
     void aGroupWithRoomForOneMoreAtATimeIsStillHeldToItsRate() {
         List<UUID> group = submit("sleep", "customer-1", 3);
         for (int i = 0; i < 2; i++) {
-            assertEquals(List.of(group.get(i)), enqueueDue(100), "max-per-key 1: one at a time");
-            assertTrue(transitions.complete(claim(group.get(i)), null));
+            assertEquals(List.of(group.get(i)), fixture.enqueueDue(100), "max-per-key 1: one at a time");
+            assertTrue(transitions.complete(fixture.claim(group.get(i)), null));
         }
-        assertEquals(List.of(), enqueueDue(100), "two started this minute: the third waits though none runs");
-        assertEquals(1L, state("sleep").keysRateLimited());
-        assertEquals(0L, state("sleep").keysAtLimit());
+        assertEquals(List.of(), fixture.enqueueDue(100), "two started this minute: the third waits though none runs");
+        assertEquals(1L, fixture.state("sleep").keysRateLimited());
+        assertEquals(0L, fixture.state("sleep").keysAtLimit());
         // The gauge is read at most every 5 s: an earlier scrape may answer for a while (the window is a minute).
         await("the gauge of groups held back by their rate").atMost(Duration.ofSeconds(15)).until(() -> given()
                 .get(management.resolve("/q/metrics")).then().statusCode(200).extract().asString().lines()
                 .anyMatch(line -> line.startsWith("taskfence_type_keys_rate_limited{") && line.contains("type=\"sleep\"")
                         && line.endsWith(" 1.0")));
         Sql.run(db, "update group_starts set at = at - interval '61 seconds'");
-        assertEquals(List.of(group.get(2)), enqueueDue(100));
-    }
-
-    private List<UUID> enqueueDue(int limit) {
-        return transitions.enqueueDue(TaskFixtures.fence(lock, 1), limit);
-    }
-
-    private Claim claim(UUID id) {
-        return transitions.claim(id, "group-rates-test", LEASE).orElseThrow();
+        assertEquals(List.of(group.get(2)), fixture.enqueueDue(100));
     }
 
     /** {@code count} tasks of {@code type} in the group {@code key} (null: none), in submission order. */
@@ -150,10 +133,6 @@ class GroupRatesTest {
             tasks.add(new NewTask(type, JsonNodeFactory.instance.objectNode().put("n", i), 5, 0, null, null, null)
                     .ownedBy("owner-1").inGroup(key));
         }
-        return transitions.submitAll(tasks).stream().map(submitted -> ((Submission) submitted).task().id()).toList();
-    }
-
-    private TypeState state(String type) {
-        return types.all().stream().filter(state -> state.type().equals(type)).findFirst().orElseThrow();
+        return fixture.submit(tasks);
     }
 }

@@ -71,7 +71,7 @@ public record ScheduleRequest(
             + "makes none: ignore leaves that task, replace gives it the occurrence's runAt (and the schedule's "
             + "payload and priority); none (in a change) removes the schedule's dedupe")
     public record Dedupe(
-            @Pattern(regexp = "[\\x21-\\x7e]{1,200}", message = "must be 1 to 200 visible ASCII characters")
+            @Pattern(regexp = SubmissionChecks.DEDUPE_KEY, message = SubmissionChecks.DEDUPE_KEY_RULE)
             @Schema(description = "the key, shared with submissions of the same API key and type that send it; "
                     + "schedule:<name> when absent", examples = "nightly-report")
             String key,

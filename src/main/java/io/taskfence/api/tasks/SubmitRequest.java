@@ -86,7 +86,7 @@ public record SubmitRequest(
             + "payload, runAt moved to now + period, never past its first submission + maxWait). Once the task has started, "
             + "the key makes a new task. Not with an Idempotency-Key, dependsOn, dependsOnItems or a batch")
     public record Dedupe(
-            @NotNull @Pattern(regexp = NewTasks.IDEMPOTENCY_KEY, message = NewTasks.IDEMPOTENCY_KEY_RULE)
+            @NotNull @Pattern(regexp = SubmissionChecks.DEDUPE_KEY, message = SubmissionChecks.DEDUPE_KEY_RULE)
             @Schema(description = "the key, e.g. what the task is about", examples = "sync-customer-17")
             String key,
 
