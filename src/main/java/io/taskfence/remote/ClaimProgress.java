@@ -2,6 +2,8 @@ package io.taskfence.remote;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import org.jboss.logging.Logger;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.taskfence.task.transition.ProgressReports;
@@ -12,6 +14,8 @@ import io.taskfence.task.transition.ProgressReports;
  */
 @ApplicationScoped
 public class ClaimProgress {
+
+    private static final Logger LOG = Logger.getLogger(ClaimProgress.class);
 
     private final ProgressReports reports;
     private final RemoteClaims claims;
@@ -30,6 +34,18 @@ public class ClaimProgress {
     public void report(ClaimId claim, ObjectNode progress) {
         if (!reports.reportIfHeld(claim.claim(), progress)) {
             throw claims.superseded(claim);
+        }
+    }
+
+    /**
+     * Writes the claim's report held back here, if any: called before the claim's end, which it would otherwise miss.
+     * A worker's calls go to one replica until it fails, so its last report and its end meet here.
+     */
+    public void flush(ClaimId claim) {
+        try {
+            reports.flush(claim.claim());
+        } catch (RuntimeException e) {
+            LOG.debugf("the last progress report of task %s was not written: %s", claim.taskId(), e.getMessage());
         }
     }
 }

@@ -129,11 +129,16 @@ class TaskProgressTest {
         worker().contentType("application/json").body("{\"progress\":{\"text\":\"" + "x".repeat(4_100) + "\"}}")
                 .post(claimPath + "/progress").then().statusCode(413).body("detail", containsString("4096"));
 
+        // A report and at once the end: held back (within the second of the one before, if that was written within
+        // it), it is written before the end all the same.
+        worker().contentType("application/json").body("{\"progress\":{\"done\":41}}").post(claimPath + "/progress")
+                .then().statusCode(204);
         worker().contentType("application/json").body("{\"result\":{}}").post(claimPath + "/complete").then()
                 .statusCode(200);
+        assertEquals(41, task(id).progress().path("done").asInt(), "the last report before the end was kept");
         worker().contentType("application/json").body("{\"progress\":{\"done\":100}}").post(claimPath + "/progress").then()
                 .statusCode(409).body("title", is("Claim Superseded"));
-        assertEquals(40, task(id).progress().path("done").asInt(), "a refused report changed nothing");
+        assertEquals(41, task(id).progress().path("done").asInt(), "a refused report changed nothing");
     }
 
     @Test

@@ -179,6 +179,7 @@ public class ClaimResource {
         StorableJson.resultProblem(result).ifPresent(problem -> {
             throw Problems.unprocessable("result", "the result cannot be stored: " + problem);
         });
+        reports.flush(claim);
         claims.complete(claim, result);
         traces.reported("success");
         return new ClaimAnswers.Ended(TaskStatus.SUCCEEDED);
@@ -201,6 +202,7 @@ public class ClaimResource {
         // The body's pattern (Delay's) let it through.
         Duration retryAfter = body.retryAfter() == null ? null : Delay.parse(body.retryAfter()).orElseThrow();
         boolean retryable = !Boolean.FALSE.equals(body.retryable());
+        reports.flush(claim);
         TaskStatus now = claims.fail(claim, body.error(), retryable, retryAfter, backoffBase, backoffCap);
         traces.reported(retryable ? "failure" : "permanent_failure");
         return new ClaimAnswers.Ended(now);
@@ -217,7 +219,9 @@ public class ClaimResource {
     public ClaimAnswers.Ended release(
             @Parameter(description = CLAIM_ID, schema = @Schema(type = SchemaType.STRING, pattern = ClaimId.PATTERN))
             @PathParam("claimId") String claimId) {
-        TaskStatus now = claims.release(held(claimId));
+        ClaimId claim = held(claimId);
+        reports.flush(claim);
+        TaskStatus now = claims.release(claim);
         traces.reported("later");
         return new ClaimAnswers.Ended(now);
     }
