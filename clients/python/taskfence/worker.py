@@ -62,26 +62,40 @@ class Job:
     client: Optional[Client] = field(default=None, repr=False)
     _held_back: Optional[Dict[str, Any]] = field(default=None, repr=False)
     _sent_at: float = field(default=float("-inf"), repr=False)
+    _ending: bool = field(default=False, repr=False)
     _progress_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def progress(self, progress: Dict[str, Any]) -> None:
         """Reports how far the job has come, e.g. {"done": 40, "total": 100, "message": "page 40"} (a JSON object of
         at most 4 KiB): the task's `progress` shows it within a second. At most one report a second is sent; one that
-        comes sooner is held back and sent with the next report after the second, or before the job's end, so the
-        latest is never lost. A report that cannot be sent is logged, never raised; a superseded claim's report sets
-        `superseded`, as a heartbeat's 409 does."""
+        comes sooner is held back and sent a second after the one before (the latest held back then), or before the
+        job's end, so the latest is always sent. A report that cannot be sent is logged, never raised; a superseded
+        claim's report sets `superseded`, as a heartbeat's 409 does."""
+        if progress is None:
+            LOG.warning("task %s: a progress report of None was not sent", self.task_id)
+            return
         with self._progress_lock:
-            now = time.monotonic()
-            if now - self._sent_at < 1.0:
+            wait = self._sent_at + 1.0 - time.monotonic()
+            if wait > 0:
+                if self._held_back is None and not self._ending:  # the first held back: sent once the second is over
+                    timer = threading.Timer(wait, self._send_held_back)
+                    timer.daemon = True
+                    timer.start()
                 self._held_back = progress
                 return
-            self._held_back = None
-            self._sent_at = now
+            self._sent_at = time.monotonic()
         self._send(progress)
+
+    def _end_progress(self) -> None:
+        """Sends the report held back, if any, before the job's end is written; none is sent after it."""
+        self._ending = True
+        self._send_held_back()
 
     def _send_held_back(self) -> None:
         with self._progress_lock:
             last, self._held_back = self._held_back, None
+            if last is not None:
+                self._sent_at = time.monotonic()
         if last is not None:
             self._send(last)
 
@@ -91,7 +105,8 @@ class Job:
         try:
             self.client.progress(self.claim_id, progress, traceparent=self.traceparent)
         except ClaimSuperseded:
-            self.superseded.set()
+            if not self._ending:  # once the end is under way, its own answer says what became of the claim
+                self.superseded.set()
         except (TaskfenceError, TypeError, ValueError) as failed:
             LOG.warning("task %s: a progress report was not taken (%s)", self.task_id, failed)
 
@@ -228,7 +243,7 @@ class Worker:
     def _end(self, job: Job, write: Callable[[], Any]) -> None:
         """Writes the job's end unless its claim was superseded (after the progress report held back, if any); retried
         while the service cannot be reached."""
-        job._send_held_back()
+        job._end_progress()
         pause = 0.2
         while not job.superseded.is_set():
             try:

@@ -74,7 +74,8 @@ public final class ProblemAnswers implements OASFilter {
             Map.entry("getBatch", Map.of("404", "no such batch, or another key's")),
             Map.entry("closeBatch", Map.of("404", "no such batch, or another key's")),
             Map.entry("getTask", Map.of(
-                    "400", "wait is not a duration of at most 60s; `violations` name it",
+                    "400", "wait is not a duration of at most 60s, or progressAfter no instant or without wait; "
+                            + "`violations` name it",
                     "404", "no such task, or another key's",
                     "429", LONG_POLLS_PER_KEY)),
             Map.entry("getTaskEvents", Map.of("404", "no such task, or another key's")),
@@ -114,6 +115,11 @@ public final class ProblemAnswers implements OASFilter {
                     "404", CLAIM_ANSWERS.get("404"),
                     "409", CLAIM_ANSWERS.get("409"),
                     "422", "the result cannot be stored (what a payload may not hold); the claim still holds")),
+            Map.entry("reportClaimProgress", Map.of(
+                    "404", CLAIM_ANSWERS.get("404"),
+                    "409", CLAIM_ANSWERS.get("409"),
+                    "413", "the progress is over 4 KiB of JSON; nothing was kept",
+                    "422", "the progress cannot be stored (what a payload may not hold); nothing was kept")),
             Map.entry("failClaim", CLAIM_ANSWERS),
             Map.entry("releaseClaim", CLAIM_ANSWERS));
 

@@ -20,8 +20,8 @@ import io.taskfence.task.transition.ProgressReports;
 
 /**
  * Writes what a handler's run came to, for the attempt's claim: a success through the replica's batched writer,
- * anything else at once; the handler's progress goes through the replica's {@link ProgressReports}. Each write names the claim, so one that is no longer current changes nothing; a failure
- * is logged with what becomes of the task.
+ * anything else at once. Each write names the claim, so one that is no longer current changes nothing; a failure
+ * is logged with what becomes of the task. The handler's progress goes through the replica's {@link ProgressReports}.
  */
 final class AttemptOutcomes {
 

@@ -35,7 +35,7 @@ export function whenUnauthorized(handler) {
  * One call to /api/v1 with the session's key (or `key`, at sign-in). Answers the parsed JSON body; throws
  * ApiError for any status outside 2xx.
  */
-export async function call(method, path, { body, key } = {}) {
+export async function call(method, path, { body, key, signal } = {}) {
   const headers = { Accept: 'application/json, application/problem+json' };
   headers.Authorization = `Bearer ${key ?? session.key() ?? ''}`;
   if (body !== undefined) {
@@ -50,8 +50,12 @@ export async function call(method, path, { body, key } = {}) {
       cache: 'no-store',
       credentials: 'omit',
       referrerPolicy: 'no-referrer',
+      signal,
     });
   } catch (unreachable) {
+    if (signal?.aborted) {
+      throw new ApiError(0, { detail: 'the request was given up' });
+    }
     throw new ApiError(0, { detail: 'the service did not answer; is it running?' });
   }
   const text = await answer.text();

@@ -14,13 +14,14 @@ export function render(main, parameters, id) {
     outcome, actions, details, history);
 
   let stopped = false;
+  const following = new AbortController(); // leaving the page ends its long poll, which holds one of the key's places
   const path = `/tasks/${encodeURIComponent(id)}`;
   get(path).then((task) => {
     if (stopped) {
       return;
     }
     showTask(details, task);
-    followProgress(path, task, details, () => stopped);
+    followProgress(path, task, details, () => stopped, following.signal);
     fill(actions, h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' },
       actionButton('cancel', 'Cancel task', path, details, outcome),
       actionButton('retry', 'Retry task', path, details, outcome)));
@@ -34,6 +35,7 @@ export function render(main, parameters, id) {
   });
   return () => {
     stopped = true;
+    following.abort();
   };
 }
 
@@ -104,14 +106,20 @@ function progressCard(task) {
   return card;
 }
 
-// Until the task ends: wait for its next progress report or its end, and show the task again each time.
-async function followProgress(path, task, details, stopped) {
+// Until the task ends: wait for its next progress report or its end, and show the task again each time. A wait that
+// failed or was refused for the moment (429, 5xx) is tried again 5 s later while the page is open; any other refusal
+// stops following (the page shows what it last read).
+async function followProgress(path, task, details, stopped, signal) {
   let shown = task;
   while (!stopped() && !['SUCCEEDED', 'DEAD', 'CANCELLED'].includes(shown.status)) {
     try {
-      shown = await get(path + query({ wait: '30s', progressAfter: shown.progressAt ?? shown.createdAt }));
+      shown = await get(path + query({ wait: '30s', progressAfter: shown.progressAt ?? shown.createdAt }), { signal });
     } catch (refused) {
-      return; // the page shows what it last read; reloading it starts following again
+      if (refused.status >= 400 && refused.status < 500 && refused.status !== 429) {
+        return;
+      }
+      await new Promise((resume) => setTimeout(resume, 5000));
+      continue;
     }
     if (!stopped()) {
       showTask(details, shown);

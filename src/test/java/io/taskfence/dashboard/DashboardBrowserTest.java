@@ -411,14 +411,16 @@ class DashboardBrowserTest {
         wait.until(ExpectedConditions.textToBe(By.id("task-progress-message"), "page 1 of 4"));
         assertEquals("1", browser.findElement(By.id("task-progress-bar")).getAttribute("value"));
 
-        report(claim, 3); // the open page is told through its long poll, not reloaded
-        wait.until(ExpectedConditions.textToBe(By.id("task-progress-message"), "page 3 of 4"));
+        // The open page is told through its long poll (of 30 s), not reloaded: well within that.
+        WebDriverWait soon = new WebDriverWait(browser, Duration.ofSeconds(10));
+        report(claim, 3);
+        soon.until(ExpectedConditions.textToBe(By.id("task-progress-message"), "page 3 of 4"));
         assertEquals("3", browser.findElement(By.id("task-progress-bar")).getAttribute("value"));
         assertTrue(text("task-progress").contains("3 of 4 (75 %)"), text("task-progress"));
         chromium.screenshot("task-progress");
 
         worker().contentType("application/json").body("{\"result\":{}}").post(claim + "/complete").then().statusCode(200);
-        wait.until(ExpectedConditions.textToBe(By.id("task-status"), "SUCCEEDED"));
+        soon.until(ExpectedConditions.textToBe(By.id("task-status"), "SUCCEEDED"));
     }
 
     /** The worker's report {@code page <done> of 4}. */

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.inject.Inject;
@@ -126,6 +128,8 @@ class TaskProgressTest {
                 .statusCode(400).contentType("application/problem+json").body(containsString("progress"));
         worker().contentType("application/json").body("{}").post(claimPath + "/progress").then().statusCode(400)
                 .contentType("application/problem+json").body(containsString("progress"));
+        worker().contentType("application/json").body("{\"progress\":{\"text\":\"a\\u0000b\"}}")
+                .post(claimPath + "/progress").then().statusCode(422).body("detail", containsString("U+0000"));
         worker().contentType("application/json").body("{\"progress\":{\"text\":\"" + "x".repeat(4_100) + "\"}}")
                 .post(claimPath + "/progress").then().statusCode(413).body("detail", containsString("4096"));
 
@@ -147,7 +151,18 @@ class TaskProgressTest {
         JsonPath claim = WorkerApiCalls.claimOne(ApiKeysForTests.ANY_WORKER_KEY, "render", WAIT);
         String claimPath = "/api/v1/claims/" + claim.getString("claimId");
         Instant createdAt = task(id).createdAt();
-        worker().post(claimPath + "/heartbeat").then().statusCode(200);
+        // The test's lease is 3 s: the worker heartbeats each second while the test waits.
+        ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor();
+        heartbeats.scheduleWithFixedDelay(() -> worker().post(claimPath + "/heartbeat"), 0, 1, TimeUnit.SECONDS);
+        try {
+            waitForProgress(id, claimPath, createdAt);
+        } finally {
+            heartbeats.shutdownNow();
+        }
+        worker().contentType("application/json").body("{}").post(claimPath + "/complete").then().statusCode(200);
+    }
+
+    private void waitForProgress(UUID id, String claimPath, Instant createdAt) throws Exception {
 
         CompletableFuture<JsonPath> onProgress = CompletableFuture.supplyAsync(() -> submitter()
                 .get("/api/v1/tasks/" + id + "?wait=30s&progressAfter=" + createdAt).then().statusCode(200)
@@ -167,7 +182,6 @@ class TaskProgressTest {
         JsonPath answered = onProgress.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertEquals(1, answered.getInt("progress.done"), answered.prettify());
         assertTrue(endOnly.get(WAIT.toSeconds(), TimeUnit.SECONDS) >= 1_900, "a wait without progressAfter waits on");
-        worker().post(claimPath + "/heartbeat").then().statusCode(200); // the lease is 3 s
 
         // Progress written after the instant already: answered at once.
         String progressAt = answered.getString("progressAt");
@@ -175,7 +189,8 @@ class TaskProgressTest {
                 .body("progressAt", is(progressAt));
         submitter().get("/api/v1/tasks/" + id + "?wait=1s&progressAfter=yesterday").then().statusCode(400)
                 .contentType("application/problem+json").body(containsString("progressAfter"));
-        worker().contentType("application/json").body("{}").post(claimPath + "/complete").then().statusCode(200);
+        submitter().get("/api/v1/tasks/" + id + "?progressAfter=" + createdAt).then().statusCode(400)
+                .contentType("application/problem+json").body(containsString("wait"));
     }
 
     private static RequestSpecification submitter() {

@@ -35,7 +35,7 @@ public class HeldPerKey {
                 : Integer.parseInt(timeout.substring(0, timeout.length() - 1));
         this.searches = new Cap(api.searchesPerKey(), "searches and counts", "taskfence.api.searches-per-key",
                 readSeconds);
-        this.longPolls = new Cap(api.longPollsPerKey(), "reads waiting for a task's end (wait)",
+        this.longPolls = new Cap(api.longPollsPerKey(), "reads waiting for a task's end or progress (wait)",
                 "taskfence.api.long-polls-per-key", 5);
         this.claimWaits = new Cap(api.claimWaitsPerKey(), "claims waiting for a task (wait)",
                 "taskfence.api.claim-waits-per-key", 5);

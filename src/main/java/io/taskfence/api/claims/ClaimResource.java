@@ -157,6 +157,9 @@ public class ClaimResource {
             @PathParam("claimId") String claimId,
             @NotNull(message = "a JSON object with progress") @Valid ClaimAnswers.Progress body) {
         ClaimId claim = held(claimId);
+        StorableJson.firstProblem(body.progress(), "progress").ifPresent(problem -> {
+            throw Problems.unprocessable("progress", "the progress cannot be stored: it contains " + problem);
+        });
         try {
             reports.report(claim, body.progress());
         } catch (IllegalArgumentException tooLarge) {

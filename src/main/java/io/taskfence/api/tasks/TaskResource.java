@@ -192,6 +192,9 @@ public class TaskResource {
         Duration waitFor = wait == null ? Duration.ZERO : LongPoll.parse(wait)
                 .orElseThrow(() -> Problems.invalid("query", "wait", LongPoll.RULE));
         Instant after = FilterParams.instant(progressAfter, "progressAfter", "query");
+        if (after != null && waitFor.isZero()) {
+            throw Problems.invalid("query", "progressAfter", "is asked for with wait (e.g. wait=30s), which is missing");
+        }
         if (waitFor.isZero()) {
             return Uni.createFrom().item(queries.find(taskId, scope).orElseThrow(() -> notFound(id)));
         }

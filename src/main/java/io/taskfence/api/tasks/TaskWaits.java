@@ -57,8 +57,8 @@ class TaskWaits {
     void start(@Observes @Priority(Interceptor.Priority.LIBRARY_AFTER) StartupEvent started) {
         resubscriber = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().name("task-waits").daemon().factory());
         // A (re)made subscription may have missed messages: every waiter reads its task again.
-        ends.listen(message -> wake(message, false), this::wakeAll, resubscriber);
-        progress.listen(message -> wake(message, true), this::wakeAll, resubscriber);
+        ends.listen(message -> wake(message, false), () -> wakeAll(false), resubscriber);
+        progress.listen(message -> wake(message, true), () -> wakeAll(true), resubscriber);
     }
 
     /** Tasks ended here (committed): tell every replica's waiters. */
@@ -145,14 +145,16 @@ class TaskWaits {
         });
     }
 
-    private void wakeAll() {
-        byTask.values().forEach(waiters -> waiters.forEach(waiter -> waiter.woken().complete(null)));
+    /** Wakes every waiter; for a progress subscription made again, only those that asked for progress. */
+    private void wakeAll(boolean progressOnly) {
+        byTask.values().forEach(waiters -> waiters.stream().filter(waiter -> !progressOnly || waiter.onProgress())
+                .forEach(waiter -> waiter.woken().complete(null)));
     }
 
     void stop(@Observes ShutdownEvent stopped) {
         ends.close();
         progress.close();
-        wakeAll();
+        wakeAll(false);
         if (resubscriber != null) {
             resubscriber.shutdownNow();
         }

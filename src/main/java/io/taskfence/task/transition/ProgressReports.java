@@ -8,18 +8,20 @@ import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.enterprise.event.Observes;
+import jakarta.interceptor.Interceptor;
 
 import org.jboss.logging.Logger;
 
@@ -28,12 +30,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.taskfence.store.TaskDatabase;
+import io.taskfence.task.StorableJson;
 import io.taskfence.task.TaskRows;
 import io.taskfence.task.TasksProgressed;
 
 /**
  * Progress from running attempts (DESIGN.md, "Task lifecycle", "Progress"): a report is kept in memory, the latest
- * replacing the one before, and written to its task at most once a second per task, many tasks in one statement,
+ * replacing the one before, and written to its task at most once a second per task, up to 500 tasks a statement,
  * under the claim's condition (a report of a claim that no longer holds its task is dropped). A report costs the
  * handler no wait; a task's first is written within a tick. Nothing here changes a task's status.
  */
@@ -45,20 +48,32 @@ public class ProgressReports {
     private static final Logger LOG = Logger.getLogger(ProgressReports.class);
     private static final long EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long TICK_MILLIS = 100;
-    private static final String WRITE = "update tasks set progress = report.progress::jsonb, progress_at = now() "
-            + "from unnest(?::uuid[], ?::int[], ?::text[], ?::text[]) as report(id, attempt, worker, progress) "
-            + "where tasks.id = report.id and tasks.status = 'PROCESSING' and tasks.attempt = report.attempt "
-            + "and tasks.worker = report.worker and " + NOT_TIMED_OUT + " returning tasks.id";
+    private static final int CHUNK = 500;
+    /** The rows are locked in id order (as claims lock them), then written where the claim still holds. */
+    private static final String WRITE = "with locked as (select tasks.id, report.progress from unnest(?::uuid[], "
+            + "?::int[], ?::text[], ?::text[]) as report(id, attempt, worker, progress) join tasks on tasks.id = report.id "
+            + "and tasks.status = 'PROCESSING' and tasks.attempt = report.attempt and tasks.worker = report.worker and "
+            + NOT_TIMED_OUT + " order by tasks.id for update of tasks) update tasks set progress = locked.progress::jsonb, "
+            + "progress_at = now() from locked where tasks.id = locked.id returning tasks.id";
 
-    private record Report(Claim claim, String json) {
+    /** Whose report: one claim of one task (a lost attempt's handler may still report beside the next claim's). */
+    private record ClaimKey(UUID taskId, int attempt, String claimId) {
+        static ClaimKey of(Claim claim) {
+            return new ClaimKey(claim.taskId(), claim.attempt(), claim.claimId());
+        }
+    }
+
+    private record Report(ClaimKey claim, String json) {
     }
 
     private final TaskDatabase database;
     private final TaskRows rows;
     private final Event<TasksProgressed> progressed;
-    private final Map<UUID, Report> waiting = new ConcurrentHashMap<>();
+    private final Map<ClaimKey, Report> waiting = new ConcurrentHashMap<>();
     /** When each task's report was last written here (nanoTime); forgotten a second later. */
     private final Map<UUID, Long> writtenAt = new ConcurrentHashMap<>();
+    /** The ticker's write under way, by task: an attempt's last report is written after it, never under it. */
+    private final Map<ClaimKey, CompletableFuture<Void>> underWay = new ConcurrentHashMap<>();
     private ScheduledExecutorService ticker;
 
     ProgressReports(TaskDatabase database, TaskRows rows, Event<TasksProgressed> progressed) {
@@ -75,10 +90,12 @@ public class ProgressReports {
     /**
      * Keeps {@code progress} as the claim's latest report, to be written within a second.
      *
-     * @throws IllegalArgumentException if its JSON is over {@value #MAX_BYTES} bytes
+     * @throws IllegalArgumentException if it is null, over {@value #MAX_BYTES} bytes of JSON, or holds what a task's
+     *         JSON may not ({@link StorableJson#firstProblem})
      */
     public void report(Claim claim, ObjectNode progress) {
-        keep(new Report(claim, checked(progress)));
+        Report report = new Report(ClaimKey.of(claim), checked(progress));
+        waiting.put(report.claim(), report);
     }
 
     /**
@@ -86,10 +103,10 @@ public class ProgressReports {
      * a remote worker's report, which is answered 409 if not.
      *
      * @return whether the claim holds its task, and the report was kept
-     * @throws IllegalArgumentException if its JSON is over {@value #MAX_BYTES} bytes
+     * @throws IllegalArgumentException as {@link #report} does
      */
     public boolean reportIfHeld(Claim claim, ObjectNode progress) {
-        String json = checked(progress);
+        Report report = new Report(ClaimKey.of(claim), checked(progress));
         boolean held = database.inConnection(connection -> {
             try (PreparedStatement select = connection.prepareStatement("select 1 from tasks where " + CURRENT_CLAIM)) {
                 bindClaim(select, 1, claim);
@@ -99,18 +116,18 @@ public class ProgressReports {
             }
         });
         if (held) {
-            keep(new Report(claim, json));
+            waiting.put(report.claim(), report);
         }
         return held;
     }
 
-    /** The task's latest report, unless one of a later attempt waits already (a lost attempt's handler may run on). */
-    private void keep(Report report) {
-        waiting.merge(report.claim().taskId(), report,
-                (before, now) -> before.claim().attempt() > now.claim().attempt() ? before : now);
-    }
-
     private String checked(ObjectNode progress) {
+        if (progress == null) {
+            throw new IllegalArgumentException("a progress report is a JSON object, not null");
+        }
+        StorableJson.firstProblem(progress, "progress").ifPresent(problem -> {
+            throw new IllegalArgumentException("a progress report cannot hold " + problem);
+        });
         String json = rows.write(progress);
         int bytes = json.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_BYTES) {
@@ -120,12 +137,19 @@ public class ProgressReports {
         return json;
     }
 
-    /** Writes the claim's waiting report now, if it has one: called before its attempt's end, which it would miss. */
+    /**
+     * Writes the claim's waiting report now, after a write of the ticker's under way for it: called before the
+     * attempt's end, which the ticker's write would miss.
+     */
     public void flush(Claim claim) {
-        Report report = waiting.get(claim.taskId());
-        if (report != null && report.claim().attempt() == claim.attempt()
-                && report.claim().claimId().equals(claim.claimId()) && waiting.remove(claim.taskId(), report)) {
-            write(List.of(report));
+        ClaimKey key = ClaimKey.of(claim);
+        Report last = waiting.remove(key); // before the wait: the ticker marks what it takes before it takes it
+        CompletableFuture<Void> ticking = underWay.get(key);
+        if (ticking != null) {
+            ticking.join();
+        }
+        if (last != null) {
+            write(List.of(last));
         }
     }
 
@@ -137,16 +161,32 @@ public class ProgressReports {
             return;
         }
         List<Report> due = new ArrayList<>();
-        waiting.forEach((taskId, report) -> {
-            // remove(key, value): a report that came meanwhile stays for the next tick.
-            if (!writtenAt.containsKey(taskId) && waiting.remove(taskId, report)) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        waiting.forEach((key, report) -> {
+            if (writtenAt.containsKey(key.taskId())) {
+                return;
+            }
+            underWay.put(key, done);
+            // remove(key, value): a report that came meanwhile stays for the next tick; one a flush took is its.
+            if (waiting.remove(key, report)) {
                 due.add(report);
+            } else {
+                underWay.remove(key, done);
             }
         });
         try {
-            write(due);
-        } catch (RuntimeException e) {
-            LOG.warnf("writing %d progress reports failed, they are dropped: %s", due.size(), e.getMessage());
+            // Chunks: one statement's work does not grow with the claims a replica holds (remote workers may hold many).
+            for (int from = 0; from < due.size(); from += CHUNK) {
+                List<Report> chunk = due.subList(from, Math.min(due.size(), from + CHUNK));
+                try {
+                    write(chunk);
+                } catch (RuntimeException e) {
+                    LOG.warnf("writing %d progress reports failed, they are dropped: %s", chunk.size(), e.getMessage());
+                }
+            }
+        } finally {
+            due.forEach(report -> underWay.remove(report.claim(), done));
+            done.complete(null);
         }
     }
 
@@ -154,17 +194,15 @@ public class ProgressReports {
         if (reports.isEmpty()) {
             return;
         }
-        // Rows are locked in id order, as claims and completions lock them.
-        List<Report> ordered = reports.stream().sorted(Comparator.comparing(report -> report.claim().taskId())).toList();
         List<UUID> written = database.inConnection(connection -> {
             try (PreparedStatement update = connection.prepareStatement(WRITE)) {
                 update.setArray(1, connection.createArrayOf("uuid",
-                        ordered.stream().map(report -> report.claim().taskId()).toArray()));
+                        reports.stream().map(report -> report.claim().taskId()).toArray()));
                 update.setArray(2, connection.createArrayOf("int4",
-                        ordered.stream().map(report -> report.claim().attempt()).toArray()));
+                        reports.stream().map(report -> report.claim().attempt()).toArray()));
                 update.setArray(3, connection.createArrayOf("text",
-                        ordered.stream().map(report -> report.claim().claimId()).toArray()));
-                update.setArray(4, connection.createArrayOf("text", ordered.stream().map(Report::json).toArray()));
+                        reports.stream().map(report -> report.claim().claimId()).toArray()));
+                update.setArray(4, connection.createArrayOf("text", reports.stream().map(Report::json).toArray()));
                 List<UUID> ids = new ArrayList<>();
                 try (ResultSet row = update.executeQuery()) {
                     while (row.next()) {
@@ -175,27 +213,30 @@ public class ProgressReports {
             }
         });
         long now = System.nanoTime(); // after the write: the next one starts a second after this one ended
-        ordered.forEach(report -> writtenAt.put(report.claim().taskId(), now));
+        reports.forEach(report -> writtenAt.put(report.claim().taskId(), now));
         if (!written.isEmpty()) {
             progressed.fire(new TasksProgressed(written));
         }
     }
 
-    void stop(@Observes ShutdownEvent stopped) {
+    /** After the workers' drain (default priority), whose handlers may report to their end. */
+    void stop(@Observes @Priority(Interceptor.Priority.APPLICATION + 500) ShutdownEvent stopped) {
         if (ticker != null) {
-            ticker.shutdownNow();
+            ticker.shutdown();
+            try {
+                ticker.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
-        try {
-            writeDueNow();
-        } catch (RuntimeException e) {
-            LOG.debugf("the last progress reports were not written: %s", e.getMessage());
-        }
-    }
-
-    /** At shutdown: whatever waits, regardless of the last write. */
-    private void writeDueNow() {
         List<Report> all = new ArrayList<>(waiting.values());
         waiting.clear();
-        write(all);
+        for (int from = 0; from < all.size(); from += CHUNK) {
+            try {
+                write(all.subList(from, Math.min(all.size(), from + CHUNK)));
+            } catch (RuntimeException e) {
+                LOG.debugf("the last progress reports were not written: %s", e.getMessage());
+            }
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.taskfence.client;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -20,6 +21,7 @@ public final class Job {
     // Guarded by this: the report held back (a second had not passed since the last one sent), and when that was.
     private Object heldBack;
     private long sentNanos = claimedNanos - REPORT_EVERY_NANOS;
+    private volatile boolean ending;
 
     Job(ClaimedTask task, TaskfenceClient client) {
         this.task = task;
@@ -29,29 +31,45 @@ public final class Job {
     /**
      * Reports how far the job has come, e.g. {@code Map.of("done", 40, "total", 100, "message", "page 40")} (any value
      * that writes as a JSON object of at most 4 KiB): the task's {@code progress} shows it within a second. At most one
-     * report a second is sent; one that comes sooner is held back and sent with the job's next report after the second,
-     * or before its end, so the latest is never lost. A report that cannot be sent is logged, never thrown: progress does
-     * not fail a job. A superseded claim's report supersedes the job (as a heartbeat's 409 does).
+     * report a second is sent; one that comes sooner is held back and sent a second after the one before (the latest
+     * held back then), or before the job's end, so the latest is always sent. A report that cannot be sent (null, not an
+     * object, the service refusing it) is logged, never thrown: progress does not fail a job. A superseded claim's
+     * report supersedes the job, as a heartbeat's 409 does.
      */
     public void progress(Object progress) {
+        if (progress == null) {
+            LOG.log(Level.WARNING, "task {0}: a progress report of null was not sent", task.taskId());
+            return;
+        }
         synchronized (this) {
-            long now = System.nanoTime();
-            if (now - sentNanos < REPORT_EVERY_NANOS) {
+            long wait = sentNanos + REPORT_EVERY_NANOS - System.nanoTime();
+            if (wait > 0) {
+                if (heldBack == null && !ending) { // the first held back: sent once the second is over
+                    CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS).execute(this::sendHeldBack);
+                }
                 heldBack = progress;
                 return;
             }
-            heldBack = null;
-            sentNanos = now;
+            sentNanos = System.nanoTime();
         }
         send(progress);
     }
 
-    /** Sends the report held back, if any: called before the job's end is written. */
-    void sendHeldBack() {
+    /** Sends the report held back, if any, before the job's end is written; none is sent after it. */
+    void ending() {
+        ending = true;
+        sendHeldBack();
+    }
+
+    /** Sends the report held back, if any: a second after the last one sent. */
+    private void sendHeldBack() {
         Object last;
         synchronized (this) {
             last = heldBack;
             heldBack = null;
+            if (last != null) {
+                sentNanos = System.nanoTime();
+            }
         }
         if (last != null) {
             send(last);
@@ -65,7 +83,9 @@ public final class Job {
         try {
             client.progress(task, progress);
         } catch (ClaimSupersededException gone) {
-            supersede();
+            if (!ending) { // once the end is under way, its own answer says what became of the claim
+                supersede();
+            }
         } catch (TaskfenceException | IllegalArgumentException failed) {
             LOG.log(Level.WARNING, "task {0}: a progress report was not taken ({1})", task.taskId(), failed.getMessage());
         }

@@ -223,7 +223,7 @@ public final class Worker {
 
     /** Writes the job's end unless its claim was superseded; tried again while the service cannot be reached. */
     private void end(Job job, Supplier<?> write) {
-        job.sendHeldBack();
+        job.ending();
         long pauseMillis = 200;
         while (!job.superseded()) {
             try {
