@@ -15,7 +15,7 @@ export function render(main) {
 
   let stopped = false;
   const isStopped = () => stopped;
-  const loadTypes = () => load('/types', types, isStopped, (items) => table('types-table', 'Type', items, (item) => item.type,
+  const loadTypes = () => load('/types', types, isStopped, (items) => typesTable(items,
     (item) => toggle(`${item.paused ? 'Resume' : 'Pause'} type ${item.type}`, item.paused ? 'Resume' : 'Pause', async () => {
       await post(`/types/${encodeURIComponent(item.type)}/${item.paused ? 'resume' : 'pause'}`);
       loadTypes();
@@ -50,6 +50,35 @@ async function load(path, target, stopped, draw) {
       ? h('p', { class: 'info unavailable', role: 'status' }, `Not available on this server yet (GET /api/v1${path} answers 404).`)
       : message('problem', refused.message));
   }
+}
+
+// A row per type, its limits and their use in columns (GET /api/v1/types; a submit key's answer leaves the use out):
+// "used / limit" where the type has the limit, "—" where it has none.
+const TYPE_COLUMNS = [
+  ['Paused', (type) => (type.paused ? 'yes' : 'no')],
+  ['Remote', (type) => (type.remote ? 'yes' : 'no')],
+  ['In flight / max concurrency', (type) => usedOf(type.inFlight, type.maxConcurrency)],
+  ['Started / rate', (type) => usedOf(type.rateUsed, type.rate)],
+  ['Keys at max per key', (type) => usedOf(type.keysAtLimit, type.maxPerKey)],
+  ['Keys held / rate per key', (type) => usedOf(type.keysRateLimited, type.ratePerKey)],
+  ['Time-out', (type) => type.timeout ?? '—'],
+];
+
+function usedOf(used, limit) {
+  if (limit === null || limit === undefined) {
+    return '—';
+  }
+  return used === null || used === undefined ? `${limit}` : `${used} / ${limit}`;
+}
+
+function typesTable(items, button) {
+  return h('div', { class: 'scroll' }, h('table', { id: 'types-table' },
+    h('thead', {}, h('tr', {}, ['Type', ...TYPE_COLUMNS.map(([header]) => header), 'Action']
+      .map((text) => h('th', { scope: 'col' }, text)))),
+    h('tbody', {}, items.map((item) => h('tr', { 'data-name': item.type },
+      h('td', {}, h('code', {}, item.type)),
+      ...TYPE_COLUMNS.map(([header, cell]) => h('td', { 'data-column': header }, cell(item))),
+      h('td', {}, button(item)))))));
 }
 
 /** A row per item: its name, whether it is paused, its other fields as they come, and the pause/resume button. */

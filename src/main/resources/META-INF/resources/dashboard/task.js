@@ -87,7 +87,7 @@ function showTask(details, task) {
 // What the task's running attempt reported: a bar when it has numbers done and total, its message, the JSON.
 function progressCard(task) {
   const report = task.progress;
-  const card = h('section', { class: 'card', 'aria-labelledby': 'task-progress-title' },
+  const card = h('section', { class: 'card', id: 'task-progress-card', 'aria-labelledby': 'task-progress-title' },
     h('h2', { id: 'task-progress-title' }, 'Progress'));
   if (!report) {
     card.append(h('p', { id: 'task-progress', class: 'info' }, 'No progress reported.'));
@@ -111,6 +111,7 @@ function progressCard(task) {
 // stops following (the page shows what it last read).
 async function followProgress(path, task, details, stopped, signal) {
   let shown = task;
+  let before = task;
   while (!stopped() && !['SUCCEEDED', 'DEAD', 'CANCELLED'].includes(shown.status)) {
     try {
       shown = await get(path + query({ wait: '30s', progressAfter: shown.progressAt ?? shown.createdAt }), { signal });
@@ -121,9 +122,16 @@ async function followProgress(path, task, details, stopped, signal) {
       await new Promise((resume) => setTimeout(resume, 5000));
       continue;
     }
-    if (!stopped()) {
+    if (stopped()) {
+      return;
+    }
+    const card = details.querySelector('#task-progress-card');
+    if (card && shown.status === before.status && shown.attempt === before.attempt) {
+      card.replaceWith(progressCard(shown)); // the rest as it was: a reader's place in the payload stays
+    } else {
       showTask(details, shown);
     }
+    before = shown;
   }
 }
 

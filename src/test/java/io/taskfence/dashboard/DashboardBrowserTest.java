@@ -256,7 +256,12 @@ class DashboardBrowserTest {
                     .then().statusCode(200).extract().path("paused")));
             wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("controls-outcome"), "done"));
             By typeRow = By.cssSelector("#types-table tr[data-name='flaky']");
-            wait.until(ExpectedConditions.visibilityOfElementLocated(typeRow)).findElement(By.tagName("button")).click();
+            WebElement flaky = wait.until(ExpectedConditions.visibilityOfElementLocated(typeRow));
+            // Columns, not JSON: flaky is local and has no limit in this profile.
+            assertEquals("no", flaky.findElement(By.cssSelector("td[data-column='Remote']")).getText());
+            assertEquals("—", flaky.findElement(By.cssSelector("td[data-column='In flight / max concurrency']")).getText());
+            assertTrue(browser.findElements(By.cssSelector("#types-table code.details")).isEmpty(), "no JSON column");
+            flaky.findElement(By.tagName("button")).click();
             wait.until(driver -> pausedType("flaky"));
             wait.until(ExpectedConditions.textToBePresentInElementLocated(typeRow, "yes"));
             chromium.screenshot("controls");
