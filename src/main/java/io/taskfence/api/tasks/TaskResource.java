@@ -193,7 +193,7 @@ public class TaskResource {
                 .orElseThrow(() -> Problems.invalid("query", "wait", LongPoll.RULE));
         Instant after = FilterParams.instant(progressAfter, "progressAfter", "query");
         if (after != null && waitFor.isZero()) {
-            throw Problems.invalid("query", "progressAfter", "is asked for with wait (e.g. wait=30s), which is missing");
+            throw Problems.invalid("query", "progressAfter", "must come with wait (e.g. wait=30s)");
         }
         if (waitFor.isZero()) {
             return Uni.createFrom().item(queries.find(taskId, scope).orElseThrow(() -> notFound(id)));

@@ -162,6 +162,44 @@ class DedupeTest {
     }
 
     /**
+     * Batches that name the same three keys in opposite orders, 8 threads at once: every task of every batch is
+     * answered (made or deduplicated, none refused or failed), and each key made one task.
+     */
+    @Test
+    void batchesNamingTheSameKeysInOppositeOrdersAtOnceAllAnswerAndLeaveOneTaskAKey() throws Exception {
+        List<String> keys = List.of(key(), key(), key());
+        String later = ", \"runAt\":\"" + Instant.now().plus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS) + "\"";
+        ExecutorService clients = Executors.newFixedThreadPool(8);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<List<Integer>>> answers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 80; i++) {
+                List<String> order = i % 2 == 0 ? keys : keys.reversed();
+                String body = "{\"tasks\":[" + String.join(",", order.stream().map(key -> task("{\"m\":\"" + key
+                        + "\"}", later, dedupe(key, "replace", ""))).toList()) + "]}";
+                answers.add(clients.submit(() -> {
+                    start.await();
+                    return as(ApiKeysForTests.SUBMIT_KEY).body(body).post(TASKS + "/batch").then().statusCode(200)
+                            .extract().jsonPath().getList("items.status", Integer.class);
+                }));
+            }
+            start.countDown();
+            int made = 0;
+            for (Future<List<Integer>> answer : answers) {
+                List<Integer> statuses = answer.get();
+                assertTrue(statuses.stream().allMatch(status -> status == 200 || status == 201), statuses.toString());
+                made += (int) statuses.stream().filter(status -> status == 201).count();
+            }
+            assertEquals(3, made, "one task made per key, every other submission answered it");
+            for (String key : keys) {
+                assertEquals(1L, Sql.count(db, "select count(*) from tasks where payload ->> 'm' = ?", key), key);
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+    }
+
+    /**
      * 16 threads submit 400 debounces of one key at once, then one more after all were answered: one task, every
      * answer names it, its payload is the last one's, and its history has a debounce for each submission after the
      * first.
