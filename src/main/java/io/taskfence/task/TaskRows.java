@@ -37,7 +37,8 @@ public class TaskRows {
     /** The columns of a listing's rows: {@link #COLUMNS}, with a null in place of each large field not asked for. */
     public static String columns(Set<TaskField> fields) {
         return COLUMNS.replace("payload", fields.contains(TaskField.PAYLOAD) ? "payload" : "null as payload")
-                .replace("result", fields.contains(TaskField.RESULT) ? "result" : "null as result");
+                .replace("result", fields.contains(TaskField.RESULT) ? "result" : "null as result")
+                .replace("progress,", fields.contains(TaskField.PROGRESS) ? "progress," : "null as progress,");
     }
 
     public Task task(ResultSet row) throws SQLException {
@@ -69,7 +70,7 @@ public class TaskRows {
                 row.getObject("batch_id", UUID.class),
                 (ObjectNode) parse(row.getString("callback")),
                 durationText(row.getObject("timeout_ms", Long.class)),
-                (ObjectNode) parse(row.getString("progress")),
+                fields.contains(TaskField.PROGRESS) ? (ObjectNode) parse(row.getString("progress")) : null,
                 instant(row, "progress_at"));
     }
 

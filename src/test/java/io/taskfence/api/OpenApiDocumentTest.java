@@ -294,7 +294,7 @@ class OpenApiDocumentTest {
             Map.entry("listBatches limit", "{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 100, \"default\": 20}"),
             Map.entry("after", "{\"type\": \"string\", \"pattern\": \"[A-Za-z0-9_-]+\"}"),
             Map.entry("fields", "{\"type\": \"array\", \"items\": {\"$ref\": \"#/components/schemas/TaskField\"}, "
-                    + "\"uniqueItems\": true, \"maxItems\": 2}"),
+                    + "\"uniqueItems\": true, \"maxItems\": 3}"),
             Map.entry("wait", "{\"type\": \"string\", \"pattern\": \"([0-9]{1,5})(ms|s)\"}"),
             Map.entry("action", "{\"type\": \"string\", \"enum\": [\"cancel\", \"retry\"]}"),
             Map.entry("claimId", "{\"type\": \"string\", \"pattern\": \"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"

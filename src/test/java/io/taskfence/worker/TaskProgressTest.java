@@ -123,6 +123,13 @@ class TaskProgressTest {
         assertEquals("page 40", shown.progress().path("message").asText());
         submitter().get("/api/v1/tasks/" + id).then().statusCode(200).body("progress.done", is(40))
                 .body("progressAt", is(shown.progressAt().toString()));
+        // A listing has progressAt, and progress only when asked for, as payload and result.
+        String listed = "items.find { it.id == '" + id + "' }";
+        submitter().get("/api/v1/tasks?type=render&limit=100").then().statusCode(200)
+                .body(listed + ".progressAt", is(shown.progressAt().toString()))
+                .body(listed + ".progress", org.hamcrest.Matchers.nullValue());
+        submitter().get("/api/v1/tasks?type=render&limit=100&fields=progress").then().statusCode(200)
+                .body(listed + ".progress.done", is(40));
 
         worker().contentType("application/json").body("{\"progress\":[1,2]}").post(claimPath + "/progress").then()
                 .statusCode(400).contentType("application/problem+json").body(containsString("progress"));

@@ -35,10 +35,11 @@ public class PageParams {
     String after;
 
     @QueryParam("fields")
-    @Parameter(description = "payload, result or both, comma-separated: each task with them (left out otherwise)",
+    @Parameter(description = "payload, result, progress, comma-separated: each task with them (left out otherwise; "
+            + "progressAt is always there)",
             style = ParameterStyle.FORM, explode = Explode.FALSE,
             schema = @Schema(type = SchemaType.ARRAY, implementation = TaskField.class, uniqueItems = true,
-                    maxItems = 2))
+                    maxItems = 3))
     String fields;
 
     int limit() {
@@ -49,7 +50,7 @@ public class PageParams {
         return after;
     }
 
-    /** A comma-separated list of {@code payload} and {@code result}, each once; empty (JAX-RS: null) asks for neither. */
+    /** A comma-separated list of {@code payload}, {@code result}, {@code progress}, each once; empty asks for none. */
     Set<TaskField> fields() {
         Set<TaskField> asked = EnumSet.noneOf(TaskField.class);
         if (fields == null) {
@@ -59,11 +60,12 @@ public class PageParams {
             TaskField field = switch (name) {
                 case "payload" -> TaskField.PAYLOAD;
                 case "result" -> TaskField.RESULT;
+                case "progress" -> TaskField.PROGRESS;
                 default -> null;
             };
             if (field == null || !asked.add(field)) {
-                throw Problems.invalid("query", "fields", "must name payload and/or result, comma-separated, each "
-                        + "once, not '" + fields + "'");
+                throw Problems.invalid("query", "fields", "must name payload, result or progress, comma-separated, "
+                        + "each once, not '" + fields + "'");
             }
         }
         return asked;
