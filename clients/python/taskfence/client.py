@@ -129,14 +129,22 @@ class Client:
             raise TypeError(f"progress must be a dict (a JSON object), not {type(progress).__name__}")
         self._call("POST", self._claim(claim_id, "progress"), {"progress": progress}, headers=_traced(traceparent))
 
-    def complete(self, claim_id: str, result: Any = None, traceparent: Optional[str] = None) -> None:
-        """Ends the claim with the task's result (JSON). Raises ClaimSuperseded once it no longer holds."""
-        self._call("POST", self._claim(claim_id, "complete"), {"result": result}, headers=_traced(traceparent))
+    def complete(self, claim_id: str, result: Any = None, traceparent: Optional[str] = None,
+                 progress: Optional[Dict[str, Any]] = None) -> None:
+        """Ends the claim with the task's result (JSON), after its last progress report if given. Raises
+        ClaimSuperseded once it no longer holds."""
+        body: Dict[str, Any] = {"result": result}
+        if progress is not None:
+            body["progress"] = progress
+        self._call("POST", self._claim(claim_id, "complete"), body, headers=_traced(traceparent))
 
     def fail(self, claim_id: str, error: str, retryable: bool = True, retry_after: Optional[float] = None,
-             traceparent: Optional[str] = None) -> str:
-        """Ends the claim with a failure; answers FAILED (retried) or DEAD. Raises ClaimSuperseded once it no longer holds."""
+             traceparent: Optional[str] = None, progress: Optional[Dict[str, Any]] = None) -> str:
+        """Ends the claim with a failure, after its last progress report if given; answers FAILED (retried) or DEAD.
+        Raises ClaimSuperseded once it no longer holds."""
         body: Dict[str, Any] = {"error": error[:10_000] or "failed", "retryable": retryable}
+        if progress is not None:
+            body["progress"] = progress
         if retry_after is not None:
             body["retryAfter"] = f"{int(retry_after * 1000)}ms"
         return self._call("POST", self._claim(claim_id, "fail"), body, headers=_traced(traceparent))["status"]

@@ -68,7 +68,7 @@ class Job:
     def progress(self, progress: Dict[str, Any]) -> None:
         """Reports how far the job has come, e.g. {"done": 40, "total": 100, "message": "page 40"} (a JSON object of
         at most 4 KiB): the task's `progress` shows it within a second. At most one report a second is sent; one that
-        comes sooner is held back and sent a second after the one before (the latest held back then), or before the
+        comes sooner is held back and sent a second after the one before (the latest held back then), or with the
         job's end, so the latest is always sent. A report that cannot be sent is logged, never raised; a superseded
         claim's report sets `superseded`, as a heartbeat's 409 does."""
         if progress is None:
@@ -86,10 +86,13 @@ class Job:
             self._sent_at = time.monotonic()
         self._send(progress)
 
-    def _end_progress(self) -> None:
-        """Sends the report held back, if any, before the job's end is written; none is sent after it."""
-        self._ending = True
-        self._send_held_back()
+    def _end_progress(self) -> Optional[Dict[str, Any]]:
+        """The report held back, if any, which the job's end carries (so that it reaches the replica the end does);
+        none is sent after this."""
+        with self._progress_lock:
+            self._ending = True
+            last, self._held_back = self._held_back, None
+        return last
 
     def _send_held_back(self) -> None:
         with self._progress_lock:
@@ -204,13 +207,14 @@ class Worker:
             try:
                 result = self.handler(job)
             except PermanentError as permanent:
-                self._end(job, lambda: self.client.fail(job.claim_id, str(permanent) or "permanent failure",
-                                                        retryable=False, traceparent=job.traceparent))
+                self._end(job, lambda last: self.client.fail(job.claim_id, str(permanent) or "permanent failure",
+                                                             retryable=False, traceparent=job.traceparent,
+                                                             progress=last))
             except Exception as failure:  # any other failure is retried after the backoff
-                self._end(job, lambda: self.client.fail(job.claim_id, f"{type(failure).__name__}: {failure}",
-                                                        traceparent=job.traceparent))
+                self._end(job, lambda last: self.client.fail(job.claim_id, f"{type(failure).__name__}: {failure}",
+                                                             traceparent=job.traceparent, progress=last))
             else:
-                self._end(job, lambda: self._complete(job, result))
+                self._end(job, lambda last: self._complete(job, result, last))
         finally:
             done.set()
             if timed_out:
@@ -225,9 +229,19 @@ class Worker:
             LOG.info("task %s: its attempt timed out; stopping it", job.task_id)
             job.superseded.set()
 
-    def _complete(self, job: Job, result: Any) -> None:
+    def _complete(self, job: Job, result: Any, last: Optional[Dict[str, Any]]) -> None:
         """The job's success; a result the service cannot store ends the task DEAD, as running it again would
         most likely give the same (and repeat its side effects)."""
+        if last is not None:
+            try:
+                self.client.complete(job.claim_id, result, traceparent=job.traceparent, progress=last)
+                return
+            except (TypeError, ValueError, TaskfenceError) as refused:
+                if isinstance(refused, (ClaimSuperseded, Unavailable)) or getattr(refused, "status", 0) == 429:
+                    raise
+                # The report or the result was refused: without the report, the answer says which.
+                LOG.warning("task %s: its end with its last progress report was refused (%s); ending without it",
+                            job.task_id, refused)
         try:
             self.client.complete(job.claim_id, result, traceparent=job.traceparent)
         except (TypeError, ValueError) as unwritable:  # no JSON value
@@ -240,19 +254,26 @@ class Worker:
                              + str(refused.problem.get("detail", refused)), retryable=False,
                              traceparent=job.traceparent)
 
-    def _end(self, job: Job, write: Callable[[], Any]) -> None:
-        """Writes the job's end unless its claim was superseded (after the progress report held back, if any); retried
-        while the service cannot be reached."""
-        job._end_progress()
+    def _end(self, job: Job, write: Callable[[Optional[Dict[str, Any]]], Any]) -> None:
+        """Writes the job's end, carrying its last progress report held back (if any), unless its claim was
+        superseded; retried while the service cannot be reached, and without the report if the end with it was
+        refused."""
+        last = job._end_progress()
         pause = 0.2
         while not job.superseded.is_set():
             try:
-                write()
+                write(last)
                 return
             except ClaimSuperseded as superseded:
                 job.superseded.set()
                 LOG.info("task %s: %s; its outcome is dropped", job.task_id, superseded.problem.get("detail"))
+            except (TypeError, ValueError) as unwritable:  # only a report is written here unchecked: a result is not
+                LOG.warning("task %s: its last progress report cannot be sent (%s)", job.task_id, unwritable)
+                last = None
             except TaskfenceError as failed:
+                if last is not None and not isinstance(failed, Unavailable) and failed.status != 429:
+                    last = None  # the report may be what was refused: the end again, without it
+                    continue
                 if not isinstance(failed, Unavailable) and failed.status != 429:
                     LOG.error("task %s: the service refused its end (%s); its lease will run out", job.task_id, failed)
                     return

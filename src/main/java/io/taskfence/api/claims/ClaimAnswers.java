@@ -18,6 +18,9 @@ import io.taskfence.task.TaskStatus;
 /** The worker API's bodies besides a claim request (DESIGN.md, "Remote workers"). */
 final class ClaimAnswers {
 
+    private static final String PROGRESS_LAST = "the attempt's last progress report, written before the end (as "
+            + "POST /claims/{claimId}/progress takes it); absent for none";
+
     private ClaimAnswers() {
     }
 
@@ -39,7 +42,9 @@ final class ClaimAnswers {
     /** The body of a claim's success. */
     @Schema(name = "ClaimResult")
     record Result(@Schema(description = "stored as the task's result; JSON of at most 1 MiB; null when absent")
-            JsonNode result) {
+            JsonNode result,
+
+            @Schema(description = PROGRESS_LAST) ObjectNode progress) {
     }
 
     /** The body of a claim's progress report. */
@@ -59,6 +64,8 @@ final class ClaimAnswers {
             Boolean retryable,
 
             @Pattern(regexp = Delay.PATTERN, message = "must be a number of seconds or milliseconds, e.g. 30s")
-            @Schema(description = "retry after this long instead of the backoff, e.g. `30s`") String retryAfter) {
+            @Schema(description = "retry after this long instead of the backoff, e.g. `30s`") String retryAfter,
+
+            @Schema(description = PROGRESS_LAST) ObjectNode progress) {
     }
 }

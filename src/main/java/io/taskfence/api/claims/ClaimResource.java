@@ -27,6 +27,7 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.Blocking;
@@ -156,19 +157,26 @@ public class ClaimResource {
             @Parameter(description = CLAIM_ID, schema = @Schema(type = SchemaType.STRING, pattern = ClaimId.PATTERN))
             @PathParam("claimId") String claimId,
             @NotNull(message = "a JSON object with progress") @Valid ClaimAnswers.Progress body) {
-        ClaimId claim = held(claimId);
-        StorableJson.firstProblem(body.progress(), "progress").ifPresent(problem -> {
-            throw Problems.unprocessable("progress", "the progress cannot be stored: it contains " + problem);
-        });
-        try {
-            reports.report(claim, body.progress());
-        } catch (IllegalArgumentException tooLarge) {
-            throw Problems.about("progress", Status.REQUEST_ENTITY_TOO_LARGE, tooLarge.getMessage());
-        }
+        keep(held(claimId), body.progress());
         return Response.noContent().build();
     }
 
-    /** PROCESSING → SUCCEEDED with the result; 409, and nothing stored, once the claim no longer holds its task. */
+    /** Keeps the claim's progress report, refused as a payload is (422) or when over 4 KiB (413). */
+    private void keep(ClaimId claim, ObjectNode progress) {
+        StorableJson.firstProblem(progress, "progress").ifPresent(problem -> {
+            throw Problems.unprocessable("progress", "the progress cannot be stored: it contains " + problem);
+        });
+        try {
+            reports.report(claim, progress);
+        } catch (IllegalArgumentException tooLarge) {
+            throw Problems.about("progress", Status.REQUEST_ENTITY_TOO_LARGE, tooLarge.getMessage());
+        }
+    }
+
+    /**
+     * PROCESSING → SUCCEEDED with the result, after the attempt's last progress report (the body's, else one held back
+     * here); 409, and nothing stored, once the claim no longer holds its task.
+     */
     @POST
     @Path("/{claimId}/complete")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -182,7 +190,10 @@ public class ClaimResource {
         StorableJson.resultProblem(result).ifPresent(problem -> {
             throw Problems.unprocessable("result", "the result cannot be stored: " + problem);
         });
-        reports.flush(claim);
+        if (body != null && body.progress() != null) {
+            keep(claim, body.progress());
+        }
+        reports.flush(claim); // the last report before the end: this body's, or one held back here
         claims.complete(claim, result);
         traces.reported("success");
         return new ClaimAnswers.Ended(TaskStatus.SUCCEEDED);
@@ -190,7 +201,8 @@ public class ClaimResource {
 
     /**
      * PROCESSING → FAILED (retried after the backoff, or after {@code retryAfter}) or DEAD (not retryable, the last
-     * attempt, or past the deadline); 409, and nothing written, once the claim no longer holds its task.
+     * attempt, or past the deadline), after the attempt's last progress report (as for complete); 409, and nothing
+     * written, once the claim no longer holds its task.
      */
     @POST
     @Path("/{claimId}/fail")
@@ -205,6 +217,9 @@ public class ClaimResource {
         // The body's pattern (Delay's) let it through.
         Duration retryAfter = body.retryAfter() == null ? null : Delay.parse(body.retryAfter()).orElseThrow();
         boolean retryable = !Boolean.FALSE.equals(body.retryable());
+        if (body.progress() != null) {
+            keep(claim, body.progress());
+        }
         reports.flush(claim);
         TaskStatus now = claims.fail(claim, body.error(), retryable, retryAfter, backoffBase, backoffCap);
         traces.reported(retryable ? "failure" : "permanent_failure");

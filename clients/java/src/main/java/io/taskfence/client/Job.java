@@ -32,7 +32,7 @@ public final class Job {
      * Reports how far the job has come, e.g. {@code Map.of("done", 40, "total", 100, "message", "page 40")} (any value
      * that writes as a JSON object of at most 4 KiB): the task's {@code progress} shows it within a second. At most one
      * report a second is sent; one that comes sooner is held back and sent a second after the one before (the latest
-     * held back then), or before the job's end, so the latest is always sent. A report that cannot be sent (null, not an
+     * held back then), or with the job's end, so the latest is always sent. A report that cannot be sent (null, not an
      * object, the service refusing it) is logged, never thrown: progress does not fail a job. A superseded claim's
      * report supersedes the job, as a heartbeat's 409 does.
      */
@@ -55,10 +55,17 @@ public final class Job {
         send(progress);
     }
 
-    /** Sends the report held back, if any, before the job's end is written; none is sent after it. */
-    void ending() {
+    /**
+     * The report held back, if any, which the job's end carries (so that it reaches the replica the end does); none is
+     * sent after this.
+     */
+    Object ending() {
         ending = true;
-        sendHeldBack();
+        synchronized (this) {
+            Object last = heldBack;
+            heldBack = null;
+            return last;
+        }
     }
 
     /** Sends the report held back, if any: a second after the last one sent. */

@@ -172,24 +172,33 @@ public final class TaskfenceClient {
      * {@link Job#progress} sends at most one a second and never fails the job.
      */
     public void progress(ClaimedTask claim, Object progress) {
-        JsonNode body = JSON.valueToTree(progress);
-        if (!body.isObject()) {
-            throw new IllegalArgumentException("progress must write as a JSON object, not " + body.getNodeType());
-        }
-        call("POST", claimPath(claim, "progress"), JSON.createObjectNode().set("progress", body), timeout,
-                claim.traceparent());
+        ObjectNode body = JSON.createObjectNode();
+        withProgress(body, progress);
+        call("POST", claimPath(claim, "progress"), body, timeout, claim.traceparent());
     }
 
     /** Ends the claim with the task's result. */
     public void complete(ClaimedTask claim, Object result) {
+        complete(claim, result, null);
+    }
+
+    /** Ends the claim with the task's result, after its last progress report ({@code progress}; null for none). */
+    public void complete(ClaimedTask claim, Object result, Object progress) {
         ObjectNode body = JSON.createObjectNode();
         body.set("result", JSON.valueToTree(result));
+        withProgress(body, progress);
         call("POST", claimPath(claim, "complete"), body, timeout, claim.traceparent());
     }
 
     /** Ends the claim with a failure; answers FAILED (retried) or DEAD. */
     public String fail(ClaimedTask claim, String error, boolean retryable, Duration retryAfter) {
+        return fail(claim, error, retryable, retryAfter, null);
+    }
+
+    /** {@link #fail(ClaimedTask, String, boolean, Duration)}, after its last progress report (null for none). */
+    public String fail(ClaimedTask claim, String error, boolean retryable, Duration retryAfter, Object progress) {
         ObjectNode body = JSON.createObjectNode();
+        withProgress(body, progress);
         body.put("error", error == null || error.isEmpty() ? "failed" : error.substring(0, Math.min(error.length(), 10_000)));
         body.put("retryable", retryable);
         if (retryAfter != null) {
@@ -201,6 +210,16 @@ public final class TaskfenceClient {
     /** Hands the task back unfinished, its attempt not counted; answers PENDING (or DEAD past its deadline). */
     public String release(ClaimedTask claim) {
         return call("POST", claimPath(claim, "release"), null, timeout, claim.traceparent()).get("status").asText();
+    }
+
+    private static void withProgress(ObjectNode body, Object progress) {
+        if (progress != null) {
+            JsonNode report = JSON.valueToTree(progress);
+            if (!report.isObject()) {
+                throw new IllegalArgumentException("progress must write as a JSON object, not " + report.getNodeType());
+            }
+            body.set("progress", report);
+        }
     }
 
     private static String claimPath(ClaimedTask claim, String action) {

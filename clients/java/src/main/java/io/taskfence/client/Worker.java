@@ -19,7 +19,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * A worker loop for remote task types (docs/DESIGN.md, "Remote workers"): claims as many tasks as it has free slots,
@@ -161,15 +161,15 @@ public final class Worker {
             try {
                 result = handler.handle(job);
             } catch (PermanentFailure permanent) {
-                end(job, () -> client.fail(job.task(), permanent.getMessage(), false, null));
+                end(job, last -> client.fail(job.task(), permanent.getMessage(), false, null, last));
                 return;
             } catch (Exception failure) {
                 if (!job.superseded()) {
-                    end(job, () -> client.fail(job.task(), failure.toString(), true, null));
+                    end(job, last -> client.fail(job.task(), failure.toString(), true, null, last));
                 }
                 return;
             }
-            end(job, () -> completeOrFail(job, result));
+            end(job, last -> completeOrFail(job, result, last));
         } finally {
             timeout.cancel(false);
             beat.cancel(false);
@@ -203,7 +203,22 @@ public final class Worker {
      * The job's success; a result the service cannot store (not JSON, over 1 MiB) ends the task DEAD, as running it
      * again would most likely give the same (and repeat its side effects).
      */
-    private Object completeOrFail(Job job, Object result) {
+    private Object completeOrFail(Job job, Object result, Object lastProgress) {
+        if (lastProgress != null) {
+            try {
+                client.complete(job.task(), result, lastProgress);
+                return null;
+            } catch (ClaimSupersededException | ServiceUnavailableException again) {
+                throw again;
+            } catch (IllegalArgumentException | TaskfenceException refused) {
+                if (refused instanceof TaskfenceException answered && answered.status() == 429) {
+                    throw answered;
+                }
+                // The report or the result was refused: without the report, the answer says which.
+                LOG.log(Level.WARNING, "task {0}: its end with its last progress report was refused ({1}); ending "
+                        + "without the report", job.task().taskId(), refused.getMessage());
+            }
+        }
         try {
             client.complete(job.task(), result);
         } catch (IllegalArgumentException unwritable) {
@@ -221,19 +236,30 @@ public final class Worker {
         return null;
     }
 
-    /** Writes the job's end unless its claim was superseded; tried again while the service cannot be reached. */
-    private void end(Job job, Supplier<?> write) {
-        job.ending();
+    /**
+     * Writes the job's end, carrying its last progress report held back (if any), unless its claim was superseded;
+     * tried again while the service cannot be reached, and without the report if the service refused the end with it.
+     */
+    private void end(Job job, Function<Object, ?> write) {
+        Object lastProgress = job.ending();
         long pauseMillis = 200;
         while (!job.superseded()) {
             try {
-                write.get();
+                write.apply(lastProgress);
                 return;
             } catch (ClaimSupersededException superseded) {
                 job.supersede();
                 LOG.log(Level.INFO, "task {0}: {1}; its outcome is dropped", job.task().taskId(),
                         superseded.problem().path("detail").asText());
+            } catch (IllegalArgumentException unwritableProgress) { // only a report is checked here: a result is not
+                LOG.log(Level.WARNING, "task {0}: its last progress report cannot be sent ({1})", job.task().taskId(),
+                        unwritableProgress.getMessage());
+                lastProgress = null;
             } catch (TaskfenceException failed) {
+                if (lastProgress != null && !(failed instanceof ServiceUnavailableException) && failed.status() != 429) {
+                    lastProgress = null; // the report may be what was refused: the end again, without it
+                    continue;
+                }
                 if (!(failed instanceof ServiceUnavailableException) && failed.status() != 429) {
                     LOG.log(Level.ERROR, "task {0}: the service refused its end ({1}); its lease will run out",
                             job.task().taskId(), failed.getMessage());
