@@ -72,7 +72,7 @@ class GeneratedClientSmokeTest {
         Task submitted = tasks.submitTask(new SubmitTask().type("noop").payload(PAYLOAD), null);
         assertEquals(PAYLOAD, json(submitted.getPayload()));
 
-        Task done = tasks.getTask(submitted.getId(), "30s");
+        Task done = tasks.getTask(submitted.getId(), null, "30s");
         assertEquals(TaskStatus.SUCCEEDED, done.getStatus());
         assertEquals(PAYLOAD, json(done.getPayload()));
         assertEquals(PAYLOAD, json(done.getResult())); // noop's result is its payload
@@ -81,14 +81,14 @@ class GeneratedClientSmokeTest {
     @Test
     void listingsFilterByTypeAndStatusAndACancelledTaskIsListedAsCancelled() throws Exception {
         Task done = tasks.getTask(tasks.submitTask(new SubmitTask().type("noop").payload(Map.of("n", 1)), null)
-                .getId(), "30s");
+                .getId(), null, "30s");
         Task later = tasks.submitTask(new SubmitTask().type("noop").payload(Map.of("n", 2))
                 .runAt(OffsetDateTime.now().plusHours(1)), null);
         assertEquals(TaskStatus.PENDING, later.getStatus());
 
         Task cancelled = tasks.cancelTask(later.getId());
         assertEquals(TaskStatus.CANCELLED, cancelled.getStatus());
-        assertEquals(TaskStatus.CANCELLED, tasks.getTask(later.getId(), null).getStatus());
+        assertEquals(TaskStatus.CANCELLED, tasks.getTask(later.getId(), null, null).getStatus());
 
         assertListed(done, TaskStatus.SUCCEEDED);
         assertListed(cancelled, TaskStatus.CANCELLED);
@@ -103,7 +103,7 @@ class GeneratedClientSmokeTest {
         Task second = tasks.submitTask(new SubmitTask().type("noop").payload(Map.of("n", 2)).runAt(inAnHour)
                 .dedupe(dedupe), null);
         assertEquals(first.getId(), second.getId());
-        assertEquals(Map.of("n", 2), json(tasks.getTask(first.getId(), null).getPayload()));
+        assertEquals(Map.of("n", 2), json(tasks.getTask(first.getId(), null, null).getPayload()));
         tasks.cancelTask(first.getId());
     }
 
@@ -122,7 +122,7 @@ class GeneratedClientSmokeTest {
             BatchItem item = answer.getItems().get(i);
             assertEquals(i, item.getIndex());
             assertEquals(201, item.getStatus());
-            Task done = tasks.getTask(item.getTask().getId(), "30s");
+            Task done = tasks.getTask(item.getTask().getId(), null, "30s");
             assertEquals(TaskStatus.SUCCEEDED, done.getStatus());
             assertEquals(payloads.get(i), json(done.getResult()));
         }
@@ -145,7 +145,7 @@ class GeneratedClientSmokeTest {
         assertEquals(TaskStatus.SUCCEEDED,
                 claims.completeClaim(claim.getClaimId(), new ClaimResult().result(result)).getStatus());
 
-        Task done = tasks.getTask(submitted.getId(), "30s");
+        Task done = tasks.getTask(submitted.getId(), null, "30s");
         assertEquals(TaskStatus.SUCCEEDED, done.getStatus());
         assertEquals(PAYLOAD, json(done.getPayload()));
         assertEquals(result, json(done.getResult()));
