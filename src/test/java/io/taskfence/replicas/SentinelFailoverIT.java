@@ -25,11 +25,10 @@ import io.taskfence.testing.PackagedService;
 import io.taskfence.testing.RedisSentinelGroup;
 import io.taskfence.testing.StandaloneRedis;
 import io.taskfence.testing.ReplicaCluster;
-import io.taskfence.testing.StandaloneRedis;
 
 /**
- * Three replicas configured the Quarkus way for Redis Sentinel ({@code quarkus.redis.client-type=sentinel},
- * automatic failover) run a steady stream of tasks while the Redis primary fails and the sentinels promote a
+ * Replicas configured the Quarkus way for Redis Sentinel ({@code quarkus.redis.client-type=sentinel}, the client's
+ * automatic failover off: see the last test) run a steady stream of tasks while the Redis primary fails and the sentinels promote a
  * replica that had not received the last token increments: replication is held back first, so the promoted
  * token counter is behind PostgreSQL's fence, as in the failover that loses locks. Every task must finish, no
  * stale token may commit, the counter's repair must be counted, and no replica may restart.
@@ -49,6 +48,58 @@ class SentinelFailoverIT {
     @Test
     void aPrimaryPausedUntilTheSentinelsPromoteTheReplicaRejoinsAsAReplicaAndEveryTaskFinishes() throws Exception {
         survivesFailover(true);
+    }
+
+    /**
+     * Four failovers in a row, each of a primary paused until the sentinels promote its replica (the failover that
+     * finds the replica's connections, its subscriptions among them, open): the replica comes out of them ready,
+     * runs tasks, and holds no more Redis connections than before. Each connection kept by a failover would stay
+     * taken from the pool for good; a chaos run once ended with the whole pool taken ("max wait queue size of 64")
+     * and readiness answering 503 for minutes. The Redis client's automatic failover did that (it moves a
+     * connection to the new primary even after its user closed it), so the service leaves it off.
+     */
+    @Test
+    void failoversOneAfterAnotherLeaveTheReplicaReadyRunningTasksAndHoldingNoMoreConnections() throws Exception {
+        try (ReplicaCluster cluster = ReplicaCluster.startWithSentinels(1, SETTINGS)) {
+            RedisSentinelGroup sentinels = cluster.sentinels();
+            PackagedService service = cluster.replicas().getFirst();
+            runsATask(cluster, service);
+            double held = fewestLeases(cluster, service);
+            for (int failover = 0; failover < 4; failover++) {
+                StandaloneRedis primary = sentinels.primary();
+                StandaloneRedis replica = sentinels.other(primary);
+                primary.signal("STOP");
+                try {
+                    sentinels.awaitPromotion(replica, Duration.ofSeconds(30));
+                } finally {
+                    primary.signal("CONT");
+                }
+                awaitTrue("the old primary follows the new one", Duration.ofSeconds(30),
+                        () -> follows(primary, replica));
+                sentinels.awaitReplicaFit(Duration.ofSeconds(30));
+            }
+            service.awaitStatus("/q/health/ready", 200, Duration.ofSeconds(30));
+            runsATask(cluster, service);
+            awaitTrue("the replica holds " + held + " Redis connections again, or one more (in use)",
+                    Duration.ofSeconds(20), () -> redisLeases(cluster, service) <= held + 1);
+        }
+    }
+
+    private static void runsATask(ReplicaCluster cluster, PackagedService service) throws Exception {
+        HttpResponse<String> submitted = cluster.post(service, "/api/v1/tasks", "{\"type\":\"noop\",\"payload\":{}}");
+        Matcher id = ClusterChecks.UUID_IN_JSON.matcher(submitted.body());
+        assertTrue(submitted.statusCode() == 201 && id.find(), submitted.statusCode() + " " + submitted.body());
+        awaitStatus(cluster, List.of(UUID.fromString(id.group(1))), "SUCCEEDED", Duration.ofSeconds(30));
+    }
+
+    /** The fewest connections held over 3 s: those held for good (subscriptions), without the ones briefly in use. */
+    private static double fewestLeases(ReplicaCluster cluster, PackagedService service) throws Exception {
+        double fewest = Double.MAX_VALUE;
+        for (int reading = 0; reading < 10; reading++) {
+            fewest = Math.min(fewest, redisLeases(cluster, service));
+            Thread.sleep(300);
+        }
+        return fewest;
     }
 
     private static void survivesFailover(boolean pause) throws Exception {
@@ -115,6 +166,11 @@ class SentinelFailoverIT {
                     + "or last_error not like ?)", "processing lease expired%"),
                     "tasks that ran more than once without a lapsed lease");
         }
+    }
+
+    /** Connections this replica's Redis client has handed out and not taken back (subscriptions included). */
+    private static double redisLeases(ReplicaCluster cluster, PackagedService service) throws Exception {
+        return metric(cluster, service, "redis_connections_seconds_active_count{clientName=\"<default>\"}");
     }
 
     private static long dispatchFence(ReplicaCluster cluster) throws Exception {

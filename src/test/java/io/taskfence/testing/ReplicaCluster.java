@@ -60,7 +60,7 @@ public final class ReplicaCluster implements AutoCloseable {
 
     /**
      * As {@link #start(int, Map)}, against a primary, a replica and three sentinels instead of one Redis: the
-     * replicas are configured with {@code quarkus.redis.client-type=sentinel} and automatic failover.
+     * replicas are configured with {@code quarkus.redis.client-type=sentinel}, automatic failover off (see docs/reliability.md).
      */
     public static ReplicaCluster startWithSentinels(int count, Map<String, String> overrides) throws Exception {
         return start(count, overrides, true, true, false);
@@ -333,7 +333,6 @@ public final class ReplicaCluster implements AutoCloseable {
             env.put("QUARKUS_REDIS_HOSTS", sentinels.hosts());
             env.put("QUARKUS_REDIS_MASTER_NAME", RedisSentinelGroup.MASTER_NAME);
             env.put("QUARKUS_REDIS_ROLE", "master");
-            env.put("QUARKUS_REDIS_AUTO_FAILOVER", "true");
         } else if (redisCluster != null) {
             env.put("QUARKUS_REDIS_CLIENT_TYPE", "cluster");
             env.put("QUARKUS_REDIS_HOSTS", redisCluster.hosts());
