@@ -18,8 +18,8 @@ import io.taskfence.handlers.TaskOutcome;
 /**
  * {@code progressing}, for tests of progress reports: an attempt reports {@code {"done": i, "total": n}} for i = 1..n
  * ({@code payload.reports}, as fast as it can), says it has ({@link #awaitReported}), then waits until the test
- * {@linkplain #release releases} the task (at most a minute) and succeeds, or fails with {@code payload.failFirst} on
- * attempt 1. Only registered where {@value #ENABLED} is true.
+ * {@linkplain #release releases} the task (at most a minute), reports {@code payload.reportsAfterRelease} more at once
+ * and succeeds, or fails with {@code payload.failFirst} on attempt 1. Only registered where {@value #ENABLED} is true.
  */
 @ApplicationScoped
 @LookupIfProperty(name = ProgressingHandler.ENABLED, stringValue = "true")
@@ -41,18 +41,22 @@ public class ProgressingHandler implements TaskHandler {
     @Override
     public TaskOutcome handle(Work work) throws InterruptedException {
         int reports = work.payload().path("reports").asInt(0);
-        for (int done = 1; done <= reports; done++) {
-            work.progress(JsonNodeFactory.instance.objectNode().put("done", done).put("total", reports)
-                    .put("attempt", work.attempt()));
-        }
+        int afterRelease = work.payload().path("reportsAfterRelease").asInt(0);
+        report(work, 1, reports, reports + afterRelease);
         latch(reported, new Key(work.taskId(), work.attempt())).countDown();
         if (work.attempt() == 1 && work.payload().path("failFirst").asBoolean()) {
             return TaskOutcome.failure("the first attempt fails");
         }
-        if (!work.payload().path("noWait").asBoolean()) {
-            latch(released, work.taskId()).await(1, TimeUnit.MINUTES);
-        }
+        latch(released, work.taskId()).await(1, TimeUnit.MINUTES);
+        report(work, reports + 1, reports + afterRelease, reports + afterRelease);
         return TaskOutcome.success(null);
+    }
+
+    private static void report(Work work, int from, int to, int total) {
+        for (int done = from; done <= to; done++) {
+            work.progress(JsonNodeFactory.instance.objectNode().put("done", done).put("total", total)
+                    .put("attempt", work.attempt()));
+        }
     }
 
     boolean awaitReported(UUID taskId, int attempt, Duration atMost) throws InterruptedException {

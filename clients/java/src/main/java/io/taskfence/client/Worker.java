@@ -18,7 +18,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
@@ -149,12 +148,9 @@ public final class Worker {
     private void runOne(Job job, ScheduledExecutorService heartbeats) {
         job.runOn(Thread.currentThread());
         long every = Math.max(50, job.task().leaseMillis() / 3);
-        Heartbeat heartbeat = new Heartbeat(job, System.nanoTime());
-        ScheduledFuture<?> beat = heartbeats.scheduleWithFixedDelay(() -> {
-            if (heartbeat.sending.compareAndSet(false, true)) {
-                Thread.ofVirtual().name("taskfence-heartbeat-" + job.task().taskId()).start(heartbeat);
-            }
-        }, every, every, TimeUnit.MILLISECONDS);
+        Heartbeat heartbeat = new Heartbeat(client, job, System.nanoTime());
+        ScheduledFuture<?> beat = heartbeats.scheduleWithFixedDelay(heartbeat::sendUnlessSending, every, every,
+                TimeUnit.MILLISECONDS);
         Future<?> timeout = timeOut(job, heartbeats);
         try {
             Object result;
@@ -273,60 +269,6 @@ public final class Worker {
                     return; // superseded meanwhile
                 }
                 pauseMillis = Math.min(pauseMillis * 2, 5_000);
-            }
-        }
-    }
-
-    /** One job's heartbeats: a 409, or the lease running out here unconfirmed, supersedes the job. */
-    private final class Heartbeat implements Runnable {
-        private final Job job;
-        /** One heartbeat of the job at a time: a slow one is not overtaken by the next. */
-        private final AtomicBoolean sending = new AtomicBoolean();
-        private volatile long confirmedNanos;
-
-        Heartbeat(Job job, long claimedNanos) {
-            this.job = job;
-            this.confirmedNanos = claimedNanos;
-        }
-
-        @Override
-        public void run() {
-            try {
-                beat();
-            } finally {
-                sending.set(false);
-            }
-        }
-
-        private void beat() {
-            if (job.superseded()) {
-                return;
-            }
-            long sent = System.nanoTime();
-            try {
-                client.heartbeat(job.task());
-                confirmedNanos = sent;
-            } catch (ClaimSupersededException superseded) {
-                LOG.log(Level.INFO, "task {0}: {1}; stopping it", job.task().taskId(),
-                        superseded.problem().path("detail").asText());
-                job.supersede();
-            } catch (TaskfenceException unknown) {
-                if (unknown.status() == 404) { // not a claim of this key (the key was changed): it cannot hold
-                    job.supersede();
-                    return;
-                }
-                lapsedHere(unknown);
-            } catch (RuntimeException failed) {
-                lapsedHere(failed);
-            }
-        }
-
-        /** A heartbeat failed: the job stops once its lease has run out on this clock, unconfirmed. */
-        private void lapsedHere(RuntimeException failed) {
-            LOG.log(Level.WARNING, "task {0}: heartbeat failed ({1})", job.task().taskId(), failed.getMessage());
-            if (System.nanoTime() - confirmedNanos > job.task().leaseMillis() * 900_000L) {
-                LOG.log(Level.WARNING, "task {0}: its lease ran out here unconfirmed; stopping it", job.task().taskId());
-                job.supersede();
             }
         }
     }
