@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
 import io.taskfence.JobSettings;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.audit.AuditLog;
 import io.taskfence.lock.FencedLease;
 import io.taskfence.store.FenceToken;
 import io.taskfence.task.FinishedTasks;
@@ -23,8 +24,9 @@ import io.taskfence.task.batch.BatchCompletions;
 /**
  * Keeps the task table and its indexes bounded, on one replica at a time (DESIGN.md, "Configuration", "Retention"):
  * finished tasks and their history are deleted once older than their status's age, then {@code dispatch_log}
- * rows older than theirs and batches completed longer ago than the SUCCEEDED age, a batch per fenced statement, until none is left or the run has taken an interval
- * (the next run carries on). Counted in {@code taskfence.retention.deleted} (tag {@code status}) and
+ * rows older than theirs, batches completed longer ago than the SUCCEEDED age and audit log entries older than the
+ * longest of the three ages (kept as long as any task history), a batch per fenced statement, until none is left or
+ * the run has taken an interval (the next run carries on). Counted in {@code taskfence.retention.deleted} (tag {@code status}) and
  * {@code taskfence.retention.dispatch.log.deleted}.
  */
 @ApplicationScoped
@@ -35,23 +37,27 @@ class Retention {
     private final FencedJobs jobs;
     private final FinishedTasks finished;
     private final BatchCompletions batches;
+    private final AuditLog audit;
     private final Map<TaskStatus, Duration> ages = new EnumMap<>(TaskStatus.class);
     private final Duration dispatchLogAge;
+    private final Duration auditAge;
     private final int batchSize;
     private final Duration budget;
     private final Map<TaskStatus, Counter> deleted = new EnumMap<>(TaskStatus.class);
     private final Counter dispatchLogDeleted;
 
-    Retention(FencedJobs jobs, FinishedTasks finished, BatchCompletions batches, TaskfenceConfig config,
+    Retention(FencedJobs jobs, FinishedTasks finished, BatchCompletions batches, AuditLog audit, TaskfenceConfig config,
             MeterRegistry registry) {
         this.jobs = jobs;
         this.finished = finished;
         this.batches = batches;
+        this.audit = audit;
         JobSettings.Retention retention = config.retention();
         ages.put(TaskStatus.SUCCEEDED, retention.succeeded());
         ages.put(TaskStatus.DEAD, retention.dead());
         ages.put(TaskStatus.CANCELLED, retention.cancelled());
         this.dispatchLogAge = retention.dispatchLog();
+        this.auditAge = ages.values().stream().max(Duration::compareTo).orElseThrow();
         this.batchSize = retention.batchSize();
         this.budget = retention.interval();
         for (TaskStatus status : ages.keySet()) {
@@ -79,11 +85,13 @@ class Retention {
         Map<TaskStatus, Integer> counts = new EnumMap<>(TaskStatus.class);
         int logRows = 0;
         int batchRows = 0;
+        int auditRows = 0;
         // A batch of each kind in turn, so that a large backlog of one does not hold up the others' deletes.
         Map<TaskStatus, FinishedTasks.Position> moreTasks = new EnumMap<>(TaskStatus.class);
         ages.keySet().forEach(status -> moreTasks.put(status, FinishedTasks.Position.START));
         boolean moreLog = true;
         boolean moreBatches = true;
+        boolean moreAudit = true;
         do {
             for (TaskStatus status : List.copyOf(moreTasks.keySet())) {
                 FinishedTasks.Deleted batch = finished.deleteOlderThan(fence, status, ages.get(status),
@@ -103,10 +111,15 @@ class Retention {
                 batchRows += batch;
                 moreBatches = batch == batchSize;
             }
-        } while ((moreLog || moreBatches || !moreTasks.isEmpty()) && carryOn(held, stopAt));
-        if (counts.values().stream().anyMatch(count -> count > 0) || logRows > 0 || batchRows > 0) {
-            LOG.infof("retention: deleted finished tasks %s, %d dispatch_log rows and %d completed batches", counts,
-                    logRows, batchRows);
+            if (moreAudit) {
+                int batch = audit.deleteOlderThan(fence, auditAge, batchSize);
+                auditRows += batch;
+                moreAudit = batch == batchSize;
+            }
+        } while ((moreLog || moreBatches || moreAudit || !moreTasks.isEmpty()) && carryOn(held, stopAt));
+        if (counts.values().stream().anyMatch(count -> count > 0) || logRows > 0 || batchRows > 0 || auditRows > 0) {
+            LOG.infof("retention: deleted finished tasks %s, %d dispatch_log rows, %d completed batches and %d audit "
+                    + "log entries", counts, logRows, batchRows, auditRows);
         }
     }
 

@@ -4,7 +4,7 @@
  * handles a refused token; DueNotifications wakes the dispatcher when others insert tasks; DispatchDisabled turns them
  * all off on a replica.
  *
- * <p>May import lock, queue, schedule, store, task, task.action, task.batch, task.followup, task.query,
+ * <p>May import audit, lock, queue, schedule, store, task, task.action, task.batch, task.followup, task.query,
  * task.submit.outcome, task.transition and types. Only the edge rooms import it.
  */
 package io.taskfence.jobs;

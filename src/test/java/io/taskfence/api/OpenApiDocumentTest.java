@@ -88,7 +88,7 @@ class OpenApiDocumentTest {
                 operations++;
             }
         }
-        assertEquals(31, operations, "the API's operations: " + ids);
+        assertEquals(32, operations, "the API's operations: " + ids);
         // An operation's own answers, as the REST API's table lists them.
         String retry = "paths.'/api/v1/tasks/{id}/retry'.post.responses.";
         assertEquals("the task is not DEAD or CANCELLED", document.getString(retry + "'409'.description"));
@@ -293,6 +293,12 @@ class OpenApiDocumentTest {
             Map.entry("listTasks limit", "{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 100, \"default\": 50}"),
             Map.entry("listBatches limit", "{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 100, \"default\": 20}"),
             Map.entry("after", "{\"type\": \"string\", \"pattern\": \"[A-Za-z0-9_-]+\"}"),
+            Map.entry("listAudit after", "{\"type\": \"string\", \"pattern\": \"[0-9]{1,18}\"}"),
+            Map.entry("listAudit limit", "{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 100, \"default\": 50}"),
+            Map.entry("from", TIME),
+            Map.entry("to", TIME),
+            Map.entry("key", "{\"type\": \"string\", \"pattern\": \"[a-z0-9]{1,32}\"}"),
+            Map.entry("operation", "{\"type\": \"string\", \"pattern\": \"[A-Za-z]{1,64}\"}"),
             Map.entry("fields", "{\"type\": \"array\", \"items\": {\"$ref\": \"#/components/schemas/TaskField\"}, "
                     + "\"uniqueItems\": true, \"maxItems\": 3}"),
             Map.entry("wait", "{\"type\": \"string\", \"pattern\": \"([0-9]{1,5})(ms|s)\"}"),
@@ -385,6 +391,7 @@ class OpenApiDocumentTest {
         wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/schedules", null, null);
         wire.send(ApiKeysForTests.ADMIN_KEY, "DELETE", "/api/v1/schedules/{name}", type, null);
         wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/stats", null, null);
+        wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/audit?limit=2", null, null);
 
         assertEquals(Set.of(), wire.mismatches, wire.mismatches.size() + " mismatches of answers and their schemas");
         Set<String> unchecked = new TreeSet<>(wire.answeringJson);

@@ -33,7 +33,7 @@ import io.taskfence.testing.TestServers;
 
 /**
  * Retention (DESIGN.md, "Configuration"): the fenced job deletes the finished tasks older than their status's age, with
- * their history, old {@code dispatch_log} rows and long completed batches, a batch at a time until none is left; it leaves unfinished
+ * their history, old {@code dispatch_log} rows, long completed batches and old audit log entries, a batch at a time until none is left; it leaves unfinished
  * and younger ones, and a stale token deletes nothing. Ages of hours stand in for days: tasks are backdated.
  */
 @QuarkusTest
@@ -96,6 +96,9 @@ class RetentionTest {
         UUID batchOpen = UUID.randomUUID();
         Sql.run(db, "insert into batches (id, then_task_id, open, created_at) values (?, gen_random_uuid(), true, "
                 + "now() - interval '40 days')", batchOpen);
+        // Audit entries are kept as long as the longest-kept finished task: 3 h here (CANCELLED's).
+        long auditOld = auditEntry(Duration.ofMinutes(181));
+        long auditYoung = auditEntry(Duration.ofMinutes(179));
         double succeededBefore = deleted(TaskStatus.SUCCEEDED);
 
         retention.run();
@@ -115,6 +118,15 @@ class RetentionTest {
                 "a batch completed longer ago than the SUCCEEDED age goes");
         assertEquals(2, Sql.count(db, "select count(*) from batches where id in (?, ?)", batchYoung, batchOpen));
         assertTrue(deleted(TaskStatus.SUCCEEDED) >= succeededBefore + 1, "the deletion was not counted");
+        assertEquals(0, Sql.count(db, "select count(*) from audit_log where id = ?", auditOld),
+                "an audit entry older than the longest task age goes");
+        assertEquals(1, Sql.count(db, "select count(*) from audit_log where id = ?", auditYoung));
+    }
+
+    private long auditEntry(Duration ago) {
+        return Sql.count(db, "insert into audit_log (at, key_name, request_id, operation, method, path, status) values "
+                + "(now() - ? * interval '1 millisecond', 'operator', 'r', 'pauseType', 'POST', '/api/v1/x', 200) "
+                + "returning id", ago.toMillis());
     }
 
     /** A batch row completed {@code age} ago. */

@@ -1,7 +1,6 @@
 package io.taskfence.api.tasks;
 
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.UUID;
@@ -13,6 +12,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 
 import io.taskfence.api.CanonicalIds;
+import io.taskfence.api.QueryInstant;
 import io.taskfence.api.SubmissionChecks;
 import io.taskfence.api.auth.KeyRules;
 import io.taskfence.api.problem.Problems;
@@ -94,19 +94,7 @@ public class FilterParams {
     }
 
     static Instant instant(String value, String name, String in) {
-        if (value == null) {
-            return null;
-        }
-        try {
-            Instant instant = Instant.parse(value);
-            if (!instant.isBefore(SubmissionChecks.EARLIEST) && !instant.isAfter(SubmissionChecks.LATEST)) {
-                return instant;
-            }
-        } catch (DateTimeParseException e) {
-            // answered below
-        }
-        throw Problems.invalid(in, name, "must be an ISO-8601 instant from " + SubmissionChecks.EARLIEST + " to "
-                + SubmissionChecks.LATEST + ", not '" + value + "'");
+        return QueryInstant.parse(value, name, in);
     }
 
     private static String search(String value, String name, String in) {
