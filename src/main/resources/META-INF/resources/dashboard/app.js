@@ -1,4 +1,4 @@
-// The dashboard's router: #/overview, #/tasks?filters, #/task/<id>, #/batches, #/batch/<id>, #/controls; the sign-in
+// The dashboard's router: #/overview, #/tasks?filters, #/task/<id>, #/batches, #/batch/<id>, #/controls, #/audit; the sign-in
 // page whenever no key is kept. Each page module exports render(main, parameters) and may answer a function that stops it (timers).
 import { ApiError, get, session, whenUnauthorized } from './api.js';
 import { fill, h, message } from './dom.js';
@@ -7,6 +7,7 @@ import * as tasks from './tasks.js';
 import * as task from './task.js';
 import * as batches from './batches.js';
 import * as controls from './controls.js';
+import * as audit from './audit.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -25,7 +26,7 @@ function route() {
   if (parts[0] === 'batch' && parts[1]) {
     return { page: batches, name: 'batches', parameters, id: decoded(parts[1]) };
   }
-  const pages = { overview, tasks, controls, batches: { render: batches.renderList } };
+  const pages = { overview, tasks, controls, audit, batches: { render: batches.renderList } };
   const name = pages[parts[0]] ? parts[0] : 'overview';
   return { page: pages[name], name, parameters };
 }
@@ -51,7 +52,7 @@ function show(notice) {
   }
   chrome(true);
   const current = route();
-  if (current.page === controls && !session.isAdmin()) {
+  if ((current.page === controls || current.page === audit) && !session.isAdmin()) {
     location.replace('#/overview');
     return;
   }

@@ -185,6 +185,8 @@ class DashboardBrowserTest {
         assertTrue(browser.findElements(By.id("count-SUCCEEDED")).isEmpty());
         assertFalse(browser.findElement(By.cssSelector("#nav [data-page=controls]")).isDisplayed(),
                 "no Types & schedules link for a submit key");
+        assertFalse(browser.findElement(By.cssSelector("#nav [data-page=audit]")).isDisplayed(),
+                "no Audit log link for a submit key");
 
         browser.findElement(By.linkText("Tasks")).click();
         assertTrue(browser.findElements(By.id("filter-owner")).isEmpty(), "a submit key has no owner filter");
@@ -208,6 +210,8 @@ class DashboardBrowserTest {
         browser.get(root + "dashboard/#/task/%E0");
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#task-details [role=alert]")));
         browser.get(root + "dashboard/#/controls");
+        wait.until(ExpectedConditions.urlContains("#/overview"));
+        browser.get(root + "dashboard/#/audit");
         wait.until(ExpectedConditions.urlContains("#/overview"));
 
         browser.findElement(By.id("sign-out")).click();
@@ -269,6 +273,22 @@ class DashboardBrowserTest {
             browser.findElement(By.linkText("Overview")).click();
             wait.until(ExpectedConditions.textToBePresentInElementLocated(pausedOnOverview, "paused"));
             wait.until(ExpectedConditions.invisibilityOfElementLocated(due));
+
+            // Both changes are in the audit log, newest first, with this admin key's name; the form narrows it.
+            browser.findElement(By.linkText("Audit log")).click();
+            WebElement newest = wait.until(ExpectedConditions.visibilityOfElementLocated(
+                    By.cssSelector("#audit tbody tr:first-child")));
+            assertTrue(newest.getText().contains("pauseType") && newest.getText().contains("/api/v1/types/flaky/pause")
+                    && newest.getText().contains(ApiKeysForTests.ADMIN_KEY_NAME), newest.getText());
+            replace(By.id("audit-operation"), "changeSchedule");
+            browser.findElement(By.cssSelector("#audit-filters button")).click();
+            wait.until(ExpectedConditions.urlContains("operation=changeSchedule"));
+            WebElement changed = wait.until(ExpectedConditions.visibilityOfElementLocated(By.xpath(
+                    "//table[@id='audit']//tr[contains(., '/api/v1/schedules/" + schedule + "')]")));
+            assertTrue(changed.getText().contains("PATCH") && changed.getText().contains("200"), changed.getText());
+            assertTrue(browser.findElements(By.xpath("//table[@id='audit']//tr[contains(., 'pauseType')]")).isEmpty(),
+                    "the filter leaves other operations out");
+            chromium.screenshot("audit");
         } finally {
             as(ApiKeysForTests.ADMIN_KEY).post("/api/v1/types/flaky/resume");
             as(ApiKeysForTests.ADMIN_KEY).delete("/api/v1/schedules/{name}", schedule);
