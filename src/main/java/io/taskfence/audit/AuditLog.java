@@ -24,11 +24,9 @@ public class AuditLog {
 
     private static final String INSERT = "insert into audit_log (key_name, request_id, operation, method, path, status, "
             + "location) values (?, ?, ?, ?, ?, ?, ?)";
-    private static final String COLUMNS = "id, at, key_name, request_id, operation, method, path, status, location";
-    // Each filter is off when its parameter is null; id < before pages (the index on id, or on key_name and id).
-    private static final String PAGE = "select " + COLUMNS + " from audit_log where (?::text is null or key_name = ?)"
-            + " and (?::text is null or operation = ?) and (?::timestamptz is null or at >= ?)"
-            + " and (?::timestamptz is null or at < ?) and (?::bigint is null or id < ?) order by id desc limit ?";
+    private static final String SELECT = "select id, at, key_name, request_id, operation, method, path, status, location"
+            + " from audit_log where true";
+    private static final String NEWEST_FIRST = " order by id desc limit ?";
     private static final String DELETE_OLD = "delete from audit_log where id in (select id from audit_log"
             + " where at < now() - ?::interval order by at limit ?)";
 
@@ -59,16 +57,25 @@ public class AuditLog {
         });
     }
 
-    /** Up to {@code limit} entries matching {@code filter}, newest first. */
+    /**
+     * Up to {@code limit} entries matching {@code filter}, newest first. Only the filters given are in the statement,
+     * so that each form keeps a plan of its own on its index (on id, or on key_name and id).
+     */
     public List<AuditEntry> page(Filter filter, int limit) {
+        StringBuilder sql = new StringBuilder(SELECT);
+        List<Object> values = new ArrayList<>();
+        condition(sql, values, " and key_name = ?", filter.key());
+        condition(sql, values, " and operation = ?", filter.operation());
+        condition(sql, values, " and at >= ?", filter.from() == null ? null : Timestamp.from(filter.from()));
+        condition(sql, values, " and at < ?", filter.to() == null ? null : Timestamp.from(filter.to()));
+        condition(sql, values, " and id < ?", filter.before());
+        sql.append(NEWEST_FIRST);
+        values.add(limit);
         return reads.read(connection -> {
-            try (PreparedStatement select = connection.prepareStatement(PAGE)) {
-                bindTwice(select, 1, filter.key());
-                bindTwice(select, 3, filter.operation());
-                bindTwice(select, 5, filter.from() == null ? null : Timestamp.from(filter.from()));
-                bindTwice(select, 7, filter.to() == null ? null : Timestamp.from(filter.to()));
-                bindTwice(select, 9, filter.before());
-                select.setInt(11, limit);
+            try (PreparedStatement select = connection.prepareStatement(sql.toString())) {
+                for (int i = 0; i < values.size(); i++) {
+                    select.setObject(i + 1, values.get(i));
+                }
                 List<AuditEntry> entries = new ArrayList<>();
                 try (ResultSet row = select.executeQuery()) {
                     while (row.next()) {
@@ -91,9 +98,11 @@ public class AuditLog {
         });
     }
 
-    private static void bindTwice(PreparedStatement statement, int index, Object value) throws SQLException {
-        statement.setObject(index, value);
-        statement.setObject(index + 1, value);
+    private static void condition(StringBuilder sql, List<Object> values, String condition, Object value) {
+        if (value != null) {
+            sql.append(condition);
+            values.add(value);
+        }
     }
 
     private static AuditEntry entry(ResultSet row) throws SQLException {

@@ -26,8 +26,8 @@ import io.taskfence.task.batch.BatchCompletions;
  * finished tasks and their history are deleted once older than their status's age, then {@code dispatch_log}
  * rows older than theirs, batches completed longer ago than the SUCCEEDED age and audit log entries older than the
  * longest of the three ages (kept as long as any task history), a batch per fenced statement, until none is left or
- * the run has taken an interval (the next run carries on). Counted in {@code taskfence.retention.deleted} (tag {@code status}) and
- * {@code taskfence.retention.dispatch.log.deleted}.
+ * the run has taken an interval (the next run carries on). Counted in {@code taskfence.retention.deleted} (tag
+ * {@code status}) and {@code taskfence.retention.dispatch.log.deleted}; batches and audit entries are logged only.
  */
 @ApplicationScoped
 class Retention {

@@ -56,17 +56,23 @@ class AuditLogTest {
         UUID.fromString(made);
         String missing = admin().delete("/api/v1/schedules/no-such-" + type).then().statusCode(404).extract()
                 .header("X-Request-Id");
-        // A bad id is not taken as given (it could forge another's): one is made instead.
+        // An id that is not a plain token (it could split a header or a log line) is not taken: one is made instead.
         String forged = admin().header("X-Request-Id", "a b\u0007c").post("/api/v1/types/" + type + "/resume").then()
                 .statusCode(200).extract().header("X-Request-Id");
         UUID.fromString(forged);
         // Not recorded: a read, a submission (the task keeps its key as owner), a change by a key that is not an admin's.
         String read = admin().get("/api/v1/types").then().statusCode(200).extract().header("X-Request-Id");
+        // Refused before any operation ran (another site's page): answered with an id, and not recorded.
+        String crossSite = admin().header("Origin", "https://elsewhere.example").post("/api/v1/types/" + type + "/pause")
+                .then().statusCode(403).extract().header("X-Request-Id");
+        assertNotNull(crossSite, "a refusal made before the request was matched carries its id too");
         String adminSubmitted = admin().contentType("application/json").body("{\"type\":\"noop\",\"payload\":{}}")
                 .post("/api/v1/tasks").then().statusCode(201).extract().header("X-Request-Id");
-        String submitted = given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
-                .body("{\"type\":\"noop\",\"payload\":{}}").post("/api/v1/tasks").then().statusCode(201).extract()
-                .header("X-Request-Id");
+        String own = given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).contentType("application/json")
+                .body("{\"type\":\"noop\",\"payload\":{},\"runAt\":\"2099-01-01T00:00:00Z\"}").post("/api/v1/tasks").then()
+                .statusCode(201).extract().path("id");
+        String submitted = given().auth().oauth2(ApiKeysForTests.SUBMIT_KEY).post("/api/v1/tasks/" + own + "/cancel")
+                .then().statusCode(200).extract().header("X-Request-Id");
 
         JsonPath declared = entry(given);
         assertEquals(ApiKeysForTests.ADMIN_KEY_NAME, declared.getString("key"));
@@ -81,8 +87,9 @@ class AuditLogTest {
         assertEquals("deleteSchedule", refused.getString("operation"));
         assertEquals(404, refused.getInt("status"), "a refused change is recorded with its outcome");
         assertEquals("resumeType", entry(forged).getString("operation"));
-        assertEquals(0, Sql.count(db, "select count(*) from audit_log where request_id in (?, ?, ?)", read,
-                adminSubmitted, submitted), "a read, a submission and a submit key's change are not recorded");
+        assertEquals(0, Sql.count(db, "select count(*) from audit_log where request_id in (?, ?, ?, ?)", read,
+                adminSubmitted, submitted, crossSite), "a read, a submission, a submit key's cancel and a request "
+                + "refused before it was matched are not recorded");
         assertEquals(0, Sql.count(db, "select count(*) from audit_log where concat_ws(' ', key_name, request_id, "
                 + "operation, method, path, location) like ?", "%" + ApiKeysForTests.ADMIN_KEY + "%"),
                 "the admin key's secret is nowhere in the log");

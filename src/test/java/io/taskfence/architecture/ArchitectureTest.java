@@ -100,7 +100,7 @@ class ArchitectureTest {
                         "io.taskfence.task.dependency..")
                 .layer("tasks").definedBy("io.taskfence.task", "io.taskfence.task.query..")
                 .layer("parts").definedBy("io.taskfence.types..", "io.taskfence.handlers..", "io.taskfence.queue..",
-                        "io.taskfence.signals..", "io.taskfence.tracing..")
+                        "io.taskfence.signals..", "io.taskfence.tracing..", "io.taskfence.audit..")
                 .layer("storage").definedBy("io.taskfence.store..", "io.taskfence.lock..")
                 .layer("base").definedBy("io.taskfence.logging..")
                 .whereLayer("edge").mayNotBeAccessedByAnyLayer()

@@ -6,6 +6,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ResourceInfo;
@@ -16,20 +17,21 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 import org.jboss.resteasy.reactive.server.ServerResponseFilter;
 
 import io.quarkus.runtime.BlockingOperationControl;
+import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.audit.AuditEntry;
 import io.taskfence.audit.AuditLog;
-import io.taskfence.store.TaskStoreException;
 
 /**
  * Gives every API request an id and records each change an admin key asked for in the {@link AuditLog} once it is
- * answered, submissions aside (DESIGN.md, "REST API", "Audit log"). The id is the caller's {@code X-Request-Id} if it is a plain token of
- * at most 100 characters, else one made here; it is answered in {@code X-Request-Id}. Recorded: the key's name, the
- * id, the operation (its OpenAPI operationId), method, path, status and Location; never a body nor a header, which may
- * carry a secret. A record that cannot be written is logged instead, and the answer stands: the change was made.
+ * answered (DESIGN.md, "REST API", "Audit log"): not a read, a submission, a request no operation matched or one the
+ * key's rate refused. The id is the caller's {@code X-Request-Id} if it is a plain token of at most 100 characters,
+ * else one made here; it is answered in {@code X-Request-Id}. Recorded: the key's name, the id, the operation (its
+ * OpenAPI operationId), method, path, status and Location; never a body nor a header, which may carry a secret. A
+ * record that cannot be written is logged instead, and the answer stands: the change was made.
  */
 @ApplicationScoped
 class AuditedRequests {
@@ -50,7 +52,8 @@ class AuditedRequests {
         this.identities = identities;
     }
 
-    @ServerRequestFilter(preMatching = true)
+    /** Before every other filter: an answer another one makes (a cross-site 403) carries the id too. */
+    @ServerRequestFilter(preMatching = true, priority = Priorities.AUTHENTICATION - 100)
     void identify(ContainerRequestContext request) {
         String given = request.getHeaderString(REQUEST_ID);
         // A made id needs to be unique, not unguessable: no SecureRandom on every request.
@@ -75,7 +78,8 @@ class AuditedRequests {
             return Uni.createFrom().voidItem();
         }
         String operation = operation(resource);
-        if (SUBMISSIONS.contains(operation)) {
+        // Not recorded: no operation matched (nothing could change), a submission, a request the key's rate refused.
+        if (operation == null || SUBMISSIONS.contains(operation) || response.getStatus() == 429) {
             return Uni.createFrom().voidItem();
         }
         Object location = response.getHeaders().getFirst("Location");
@@ -92,20 +96,22 @@ class AuditedRequests {
             }
             // An event loop may not wait on JDBC.
             return Uni.createFrom().voidItem().emitOn(Infrastructure.getDefaultWorkerPool()).invoke(() -> write(entry));
-        }).onFailure().recoverWithNull().replaceWithVoid(); // not authenticated: no key to record
+        }).onFailure(AuthenticationFailedException.class).recoverWithNull().replaceWithVoid(); // no key to record
     }
 
     private void write(AuditEntry entry) {
         try {
             log.record(entry);
-        } catch (TaskStoreException e) {
-            LOG.warnf("the audit log could not record %s: %s", entry, e.getMessage());
+        } catch (RuntimeException e) {
+            // Not the path: a caller's path could forge log lines.
+            LOG.warnf("the audit log could not record request %s (%s by %s, answered %d): %s", entry.requestId(),
+                    entry.operation(), entry.key(), entry.status(), e.getMessage());
         }
     }
 
     private static String operation(ResourceInfo resource) {
         if (resource == null || resource.getResourceMethod() == null) {
-            return "none"; // no operation matched (a 404 or 405 answered before one could)
+            return null; // no operation matched (a 404 or 405, or a refusal before matching)
         }
         Operation operation = resource.getResourceMethod().getAnnotation(Operation.class);
         return operation != null && !operation.operationId().isEmpty() ? operation.operationId()
