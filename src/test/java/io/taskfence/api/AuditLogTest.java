@@ -62,6 +62,10 @@ class AuditLogTest {
         UUID.fromString(forged);
         // Not recorded: a read, a submission (the task keeps its key as owner), a change by a key that is not an admin's.
         String read = admin().get("/api/v1/types").then().statusCode(200).extract().header("X-Request-Id");
+        // A path that decodes to what PostgreSQL's text may not hold (NUL) is recorded as it was sent.
+        String nul = admin().urlEncodingEnabled(false).post("/api/v1/tasks/a%00b/cancel").then().statusCode(404)
+                .extract().header("X-Request-Id");
+        assertEquals("/api/v1/tasks/a%00b/cancel", entry(nul).getString("path"));
         // Refused before any operation ran (another site's page): answered with an id, and not recorded.
         String crossSite = admin().header("Origin", "https://elsewhere.example").post("/api/v1/types/" + type + "/pause")
                 .then().statusCode(403).extract().header("X-Request-Id");

@@ -42,7 +42,7 @@ public class AuditResource {
             @Schema(description = "the request's X-Request-Id, the caller's or one made for it") String requestId,
             @Schema(description = "the API operation (its operationId); none if no operation matched") String operation,
             @Schema(description = "the request's HTTP method") String method,
-            @Schema(description = "the request's path, without its query") String path,
+            @Schema(description = "the request's path as sent (percent-encoded), without its query") String path,
             @Schema(description = "the answer's HTTP status") int status,
             @Schema(nullable = true, description = "the answer's Location (what it made), or null") String location) {
 

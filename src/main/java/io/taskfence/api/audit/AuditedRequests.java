@@ -83,27 +83,31 @@ class AuditedRequests {
             return Uni.createFrom().voidItem();
         }
         Object location = response.getHeaders().getFirst("Location");
+        // The path as sent, percent-encoded: a decoded one may hold what a text column or a log line may not (NUL).
+        String path = request.getUriInfo().getRequestUri().getRawPath();
         return identities.getDeferredIdentity().onItem().transformToUni(identity -> {
             KeyOwner owner = KeyOwner.of(identity);
             if (identity.isAnonymous() || !owner.admin() || owner.name() == null) {
                 return Uni.createFrom().voidItem();
             }
-            AuditEntry entry = AuditEntry.of(owner.name(), id.toString(), operation, request.getMethod(),
-                    request.getUriInfo().getPath(), response.getStatus(), location == null ? null : location.toString());
+            AuditEntry entry = AuditEntry.of(owner.name(), id.toString(), operation, request.getMethod(), path,
+                    response.getStatus(), location == null ? null : location.toString());
             if (BlockingOperationControl.isBlockingAllowed()) {
                 write(entry);
                 return Uni.createFrom().voidItem();
             }
             // An event loop may not wait on JDBC.
             return Uni.createFrom().voidItem().emitOn(Infrastructure.getDefaultWorkerPool()).invoke(() -> write(entry));
-        }).onFailure(AuthenticationFailedException.class).recoverWithNull().replaceWithVoid(); // no key to record
+        }).onFailure(AuthenticationFailedException.class).recoverWithNull() // no key to record
+                // Whatever else went wrong, the change was made: its answer stands.
+                .onFailure().invoke(failure -> LOG.warnf("request %s was not audited: %s", id, failure.toString()))
+                .onFailure().recoverWithNull().replaceWithVoid();
     }
 
     private void write(AuditEntry entry) {
         try {
             log.record(entry);
         } catch (RuntimeException e) {
-            // Not the path: a caller's path could forge log lines.
             LOG.warnf("the audit log could not record request %s (%s by %s, answered %d): %s", entry.requestId(),
                     entry.operation(), entry.key(), entry.status(), e.getMessage());
         }
