@@ -1,6 +1,5 @@
 package io.taskfence.api.tasks;
 
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.UUID;
@@ -80,7 +79,8 @@ public class FilterParams {
         UUID batchId = batch == null ? null : CanonicalIds.parse(batch)
                 .orElseThrow(() -> Problems.invalid(in, "batch", "must be a batch's id (a UUID), not '" + batch + "'"));
         return new TaskFilter(owner, status == null ? null : Set.of(status(status, in)), type, batchId,
-                instant(createdAfter, "createdAfter", in), instant(createdBefore, "createdBefore", in),
+                QueryInstant.parse(createdAfter, "createdAfter", in),
+                QueryInstant.parse(createdBefore, "createdBefore", in),
                 search(error, "error", in), search(text, "text", in));
     }
 
@@ -91,10 +91,6 @@ public class FilterParams {
             throw Problems.invalid(in, "status", "must be one of " + Arrays.toString(TaskStatus.values()) + ", not '"
                     + status + "'");
         }
-    }
-
-    static Instant instant(String value, String name, String in) {
-        return QueryInstant.parse(value, name, in);
     }
 
     private static String search(String value, String name, String in) {

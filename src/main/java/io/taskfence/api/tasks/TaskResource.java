@@ -45,6 +45,7 @@ import io.smallrye.mutiny.Uni;
 import io.taskfence.TaskfenceConfig;
 import io.taskfence.api.CanonicalIds;
 import io.taskfence.api.LongPoll;
+import io.taskfence.api.QueryInstant;
 import io.taskfence.api.auth.HeldPerKey;
 import io.taskfence.api.auth.KeyOwner;
 import io.taskfence.api.auth.Roles;
@@ -191,7 +192,7 @@ public class TaskResource {
         TaskScope scope = caller().scope();
         Duration waitFor = wait == null ? Duration.ZERO : LongPoll.parse(wait)
                 .orElseThrow(() -> Problems.invalid("query", "wait", LongPoll.RULE));
-        Instant after = FilterParams.instant(progressAfter, "progressAfter", "query");
+        Instant after = QueryInstant.parse(progressAfter, "progressAfter", "query");
         if (after != null && waitFor.isZero()) {
             throw Problems.invalid("query", "progressAfter", "must come with wait (e.g. wait=30s)");
         }
