@@ -11,7 +11,7 @@ import io.smallrye.config.WithDefault;
 
 /**
  * The leader-only jobs' settings ({@code taskfence.recovery.*}, {@code .schedules.*}, {@code .batches.*},
- * {@code .actions.*}, {@code .follow-ups.*}, {@code .retention.*}): groups of {@link TaskfenceConfig}, in a file of
+ * {@code .actions.*}, {@code .follow-ups.*}, {@code .retention.*}, {@code .history.*}): groups of {@link TaskfenceConfig}, in a file of
  * their own.
  */
 public interface JobSettings {
@@ -118,6 +118,31 @@ public interface JobSettings {
         Duration dispatchLog();
 
         /** Rows deleted per statement (and transaction); a run repeats it until none is left or its time is up. */
+        @WithDefault("1000")
+        @Min(1)
+        int batchSize();
+    }
+
+    interface History {
+        /** How often the history job folds finished work into {@code work_history} (on the replica holding its lock). */
+        @WithDefault("10s")
+        @DurationMin(nanos = 1)
+        Duration interval();
+
+        /** How long the history is kept: per minute for its first day, per hour after that. */
+        @WithDefault("14d")
+        @DurationMin(hours = 1)
+        Duration kept();
+
+        /**
+         * How long after a task's creation, or an event's writing, the job first reads it: a transaction that wrote an
+         * earlier one but committed later than this is not passed over.
+         */
+        @WithDefault("30s")
+        @DurationMin(nanos = 0)
+        Duration settle();
+
+        /** Rows read per statement (and transaction); a run repeats until it has caught up or its time is up. */
         @WithDefault("1000")
         @Min(1)
         int batchSize();

@@ -49,6 +49,8 @@ public interface TaskfenceConfig {
 
     JobSettings.FollowUps followUps();
 
+    JobSettings.History history();
+
     Retry retry();
 
     Http http();

@@ -44,9 +44,10 @@ import io.taskfence.testing.ReplicaCluster;
  * the one after four, and the mean of the converged pair the steady figure. The per-task costs are counted over one
  * more drain after those, with the statistics settled before it, so that waiting for them slows no drain of the curve.
  *
- * <p>Last, a drain with dependencies (DESIGN.md, "Dependencies", "Follow-ups"): {@code bench.tasks / 2} chains of two
+ * <p>Then a drain with dependencies (DESIGN.md, "Dependencies", "Follow-ups"): {@code bench.tasks / 2} chains of two
  * and one task that {@code bench.tasks / 2} others wait for, each dependent released by the follow-ups job once its
- * dependency SUCCEEDED; reported against the plain warm drain of the same run.
+ * dependency SUCCEEDED; reported against the plain warm drain of the same run. Last, the history job's time to fold
+ * a drain's tasks once they are done (HistoryFoldCost).
  */
 class DrainBenchIT {
 
@@ -111,6 +112,12 @@ class DrainBenchIT {
                 System.out.printf("[bench] drain with dependencies: %d tasks in %.3f s (PostgreSQL's clock)%n",
                         withDependencies, dependencySeconds);
                 BenchResults.record("drain.dependencies", withDependencies / dependencySeconds);
+                // Last, what the history job takes to fold a drain's tasks, once they are done.
+                empty(db);
+                OffsetDateTime foldCommitted = preload(db, tasks);
+                double foldedBefore = HistoryFoldCost.foldSeconds(cluster.replicas());
+                awaitDrained(cluster, db, tasks);
+                HistoryFoldCost.record(cluster.replicas(), db, tasks, foldCommitted, foldedBefore);
                 dumpProfiles(cluster);
             } finally {
                 ServiceLogs.printProblems(cluster.replicas());

@@ -53,6 +53,12 @@ public final class ProblemAnswers implements OASFilter {
     private static final String CLAIM_WAITS_PER_KEY = "the key's request rate is spent, or, with a wait, it has "
             + "taskfence.api.claim-waits-per-key claims waiting on this replica (Retry-After)";
 
+    private static final String KEY_NOT_FOUND = "no key of that name, or it was revoked";
+    private static final Map<String, String> KEY_CHANGES = Map.of(
+            "403", "the key has (or would have) more than the calling key; the detail says what",
+            "404", KEY_NOT_FOUND,
+            "409", "a configured key, which only the configuration and a restart change; or authentication is off");
+    private static final String AUTHENTICATION_OFF = "authentication is off: there are no keys to manage";
     /** Each operation's own error answers. */
     private static final Map<String, Map<String, String>> OWN = Map.ofEntries(
             Map.entry("submitTask", Map.of(
@@ -121,7 +127,16 @@ public final class ProblemAnswers implements OASFilter {
                     "413", "the progress is over 4 KiB of JSON; nothing was kept",
                     "422", "the progress cannot be stored (what a payload may not hold); nothing was kept")),
             Map.entry("failClaim", CLAIM_ANSWERS),
-            Map.entry("releaseClaim", CLAIM_ANSWERS));
+            Map.entry("releaseClaim", CLAIM_ANSWERS),
+            Map.entry("createKey", Map.of(
+                    "403", "the key would grant more than the calling key has; the detail says what",
+                    "409", "the name is a configured key's, a key has or had it, or it owns tasks; 1,000 keys were made "
+                            + "already; or authentication is off")),
+            Map.entry("listKeys", Map.of("409", AUTHENTICATION_OFF)),
+            Map.entry("getKey", Map.of("404", KEY_NOT_FOUND, "409", AUTHENTICATION_OFF)),
+            Map.entry("changeKey", KEY_CHANGES),
+            Map.entry("rotateKey", KEY_CHANGES),
+            Map.entry("revokeKey", KEY_CHANGES));
 
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {

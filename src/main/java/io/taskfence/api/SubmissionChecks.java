@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalInt;
 
 import jakarta.inject.Singleton;
@@ -13,10 +12,11 @@ import jakarta.ws.rs.core.Response.Status;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.taskfence.TaskfenceConfig;
 import io.taskfence.api.problem.ProblemException;
 import io.taskfence.api.problem.Problems;
 import io.taskfence.handlers.TaskHandlers;
+import io.taskfence.keys.KeyDirectory;
+import io.taskfence.keys.KeySettings;
 import io.taskfence.types.PayloadSchemas;
 import io.taskfence.types.TaskTypes;
 import io.taskfence.task.StorableJson;
@@ -49,20 +49,18 @@ public final class SubmissionChecks {
     private final TaskHandlers handlers;
     private final TaskTypes types;
     private final PayloadSchemas schemas;
-    private final TaskfenceConfig config;
+    private final KeyDirectory keys;
 
-    SubmissionChecks(TaskHandlers handlers, TaskTypes types, PayloadSchemas schemas, TaskfenceConfig config) {
+    SubmissionChecks(TaskHandlers handlers, TaskTypes types, PayloadSchemas schemas, KeyDirectory keys) {
         this.handlers = handlers;
         this.schemas = schemas;
         this.types = types;
-        this.config = config;
+        this.keys = keys;
     }
 
     /** A priority within {@code owner}'s {@code max-priority}, for a submission and a schedule alike. */
     public void priorityAllowed(int priority, String owner) {
-        OptionalInt maxPriority = owner == null ? OptionalInt.empty()
-                : Optional.ofNullable(config.auth().keys().get(owner)).map(TaskfenceConfig.Auth.Key::maxPriority)
-                        .orElse(OptionalInt.empty());
+        OptionalInt maxPriority = keys.limitsOf(owner).map(KeySettings::maxPriority).orElse(OptionalInt.empty());
         if (maxPriority.isPresent() && priority > maxPriority.getAsInt()) {
             throw Problems.about("priority", Status.BAD_REQUEST, "priority must be at most " + maxPriority.getAsInt()
                     + " for API key '" + owner + "' (its max-priority), not " + priority);

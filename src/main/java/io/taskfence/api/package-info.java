@@ -6,7 +6,7 @@
  * place (ValueSchemas) and a search's header (SearchedFromHeader), and the cluster's stats (StatsResource). Nothing
  * here imports the resources' sub-packages.
  *
- * <p>May import api.problem, handlers, lock, queue, task, task.query and types. No resource calls the worker or the
+ * <p>May import api.problem, handlers, keys, lock, queue, task, task.query and types. No resource calls the worker or the
  * dispatcher: they fire TasksBecameDue and TaskCancelled, which those observe.
  */
 package io.taskfence.api;

@@ -49,6 +49,6 @@ class BatchCompletion {
             if (run.completed() > 0) {
                 LOG.infof("batches: %d complete, %d then tasks released", run.completed(), run.released());
             }
-        } while (run.endsFolded() == FOLD_AT_ONCE && held.isValid() && !Thread.currentThread().isInterrupted());
+        } while (run.endsFolded() == FOLD_AT_ONCE && held.mayGoOn());
     }
 }

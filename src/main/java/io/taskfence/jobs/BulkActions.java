@@ -65,8 +65,7 @@ class BulkActions {
         metHeldRows.retainAll(running.stream().map(TaskActions.RunningAction::id).toList());
         running.sort(Comparator.comparing(action -> metHeldRows.contains(action.id()))); // stable: false first
         ActionTurns turns = new ActionTurns(running);
-        while (!turns.isEmpty() && held.isValid() && !Thread.currentThread().isInterrupted()
-                && System.nanoTime() - stopAt < 0) {
+        while (!turns.isEmpty() && held.mayGoOnUntil(stopAt)) {
             turns.takeTurn(action -> {
                 boolean more;
                 try {

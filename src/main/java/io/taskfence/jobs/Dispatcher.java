@@ -101,7 +101,7 @@ class Dispatcher {
         long endNanos = System.nanoTime() + interval.toNanos();
         int refillAt = Math.max(1, Math.min(batchSize, maxQueueDepth / 2));
         boolean waiting = false;
-        while (held.isValid() && !Thread.currentThread().isInterrupted()) {
+        while (held.mayGoOn()) {
             // Counted as if every entry were full: an upper bound of the tasks queued.
             int room = (int) Math.min(batchSize, maxQueueDepth - queue.depth() * tasksPerEntry);
             if (room < refillAt) {

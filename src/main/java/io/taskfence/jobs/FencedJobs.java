@@ -11,6 +11,7 @@ import io.taskfence.lock.FencedLocks;
 import io.taskfence.lock.LockUnavailableException;
 import io.taskfence.queue.QueueUnavailableException;
 import io.taskfence.store.FenceToken;
+import io.taskfence.store.SchemaMigrations;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.store.TaskStoreException;
 
@@ -18,7 +19,9 @@ import io.taskfence.store.TaskStoreException;
  * How the single-replica jobs run: under their lock with the watchdog, skipped while another replica holds
  * it; a token PostgreSQL refuses leads to the counter repair (also when the refusal came after the lease
  * was lost, so that it is always counted); and a run that cannot reach Redis or PostgreSQL is skipped
- * with a warning, for the next tick to try again, rather than failing with a stack trace every tick.
+ * with a warning, for the next tick to try again, rather than failing with a stack trace every tick. Until
+ * this replica's schema migrations are applied no job runs: its statements would meet an old schema, and
+ * could deadlock with the migration (readiness says why meanwhile).
  */
 @ApplicationScoped
 class FencedJobs {
@@ -27,11 +30,13 @@ class FencedJobs {
 
     private final FencedLocks locks;
     private final FenceRepair repair;
+    private final SchemaMigrations schema;
     private final Duration lease;
 
-    FencedJobs(FencedLocks locks, FenceRepair repair, TaskfenceConfig config) {
+    FencedJobs(FencedLocks locks, FenceRepair repair, SchemaMigrations schema, TaskfenceConfig config) {
         this.locks = locks;
         this.repair = repair;
+        this.schema = schema;
         this.lease = config.lock().lease();
     }
 
@@ -40,6 +45,9 @@ class FencedJobs {
      * of the lease it got.
      */
     void run(String name, Duration waitAtMost, LeaderJob job) {
+        if (!schema.state().applied()) {
+            return;
+        }
         repair.watch(name);
         try {
             locks.runExclusively(name, lease, waitAtMost, held -> {

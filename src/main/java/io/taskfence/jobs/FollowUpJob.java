@@ -67,7 +67,7 @@ class FollowUpJob {
 
     void work(FencedLease held, FenceToken fence) {
         long stopAt = System.nanoTime() + interval.toNanos();
-        while (held.isValid() && !Thread.currentThread().isInterrupted()) {
+        while (held.mayGoOn()) {
             if (!followUps.work(fence).more()) {
                 return;
             }

@@ -16,6 +16,7 @@ final class JobLocks {
     static final String BATCHES = "batches";
     static final String ACTIONS = "actions";
     static final String FOLLOW_UPS = "follow-ups";
+    static final String HISTORY = "history";
 
     private JobLocks() {
     }

@@ -116,15 +116,10 @@ class Retention {
                 auditRows += batch;
                 moreAudit = batch == batchSize;
             }
-        } while ((moreLog || moreBatches || moreAudit || !moreTasks.isEmpty()) && carryOn(held, stopAt));
+        } while ((moreLog || moreBatches || moreAudit || !moreTasks.isEmpty()) && held.mayGoOnUntil(stopAt));
         if (counts.values().stream().anyMatch(count -> count > 0) || logRows > 0 || batchRows > 0 || auditRows > 0) {
             LOG.infof("retention: deleted finished tasks %s, %d dispatch_log rows, %d completed batches and %d audit "
                     + "log entries", counts, logRows, batchRows, auditRows);
         }
-    }
-
-    /** Another batch only while the lease holds, the watchdog has not interrupted the run, and time is left. */
-    private static boolean carryOn(FencedLease held, long stopAt) {
-        return held.isValid() && !Thread.currentThread().isInterrupted() && System.nanoTime() - stopAt < 0;
     }
 }

@@ -75,6 +75,19 @@ public final class FencedLease implements AutoCloseable {
         return !ended && System.nanoTime() - validUntilNanos < 0;
     }
 
+    /**
+     * Whether a job under this lease may take another step: the lease holds and the thread was not interrupted (as
+     * the watchdog does when it loses the lease).
+     */
+    public boolean mayGoOn() {
+        return isValid() && !Thread.currentThread().isInterrupted();
+    }
+
+    /** {@link #mayGoOn()}, and {@code deadlineNanos} ({@link System#nanoTime()}'s clock) has not passed. */
+    public boolean mayGoOnUntil(long deadlineNanos) {
+        return mayGoOn() && System.nanoTime() - deadlineNanos < 0;
+    }
+
     /** Whether the lease's end by this replica's clock has passed, whatever became of it since. */
     boolean endPassed() {
         return System.nanoTime() - validUntilNanos >= 0;

@@ -6,6 +6,7 @@ import java.net.UnknownHostException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
+import java.util.Optional;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Priority;
@@ -21,9 +22,11 @@ import io.quarkus.runtime.StartupEvent;
 /**
  * Applies the Flyway migrations of the task table. A replica must start, and stay up, while PostgreSQL
  * is down (a restart loop helps nobody), so an attempt that could not reach PostgreSQL is retried in the
- * background with a growing pause until it succeeds; until then the replica reports not ready. Any other
- * failure (a changed migration, missing rights) cannot mend itself: it is logged as an error and not
- * retried, and the startup check fails, so that the pod's restarts show it.
+ * background with a growing pause until it succeeds; until then the replica reports not ready. So is an
+ * attempt that lost a deadlock or a lock wait to another session's statement (a migration locks tables
+ * other replicas' statements use). Any other failure (a changed migration, missing rights) cannot mend
+ * itself: it is logged as an error and not retried, and the startup check fails, so that the pod's
+ * restarts show it.
  */
 @ApplicationScoped
 public class SchemaMigrations {
@@ -79,10 +82,13 @@ public class SchemaMigrations {
             }
             return true;
         } catch (RuntimeException e) {
-            String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+            String why = firstLine(e) + sqlCause(e).map(sql -> " (" + firstLine(sql) + ")").orElse("");
             if (unreachable(e)) {
                 state = new State(false, true, "migrations not applied: " + why);
                 LOG.warnf("cannot reach PostgreSQL to migrate the schema; retrying in the background: %s", why);
+            } else if (lostToAnotherSession(e)) {
+                state = new State(false, true, "migrations not applied: " + why);
+                LOG.warnf("a schema migration lost a lock to another session; retrying in the background: %s", why);
             } else {
                 state = new State(false, false, "migrations failed: " + why);
                 LOG.errorf(e, "the schema migrations failed, and retrying cannot mend it");
@@ -104,6 +110,26 @@ public class SchemaMigrations {
             }
         }
         return false;
+    }
+
+    /** Whether {@code failure} was a deadlock, a serialization failure or a lock wait PostgreSQL gave up on. */
+    private static boolean lostToAnotherSession(Throwable failure) {
+        return sqlCause(failure).map(SQLException::getSQLState)
+                .filter(state -> state.equals("40P01") || state.equals("40001") || state.equals("55P03")).isPresent();
+    }
+
+    /** What PostgreSQL said, under Flyway's "Failed to execute script". */
+    private static Optional<SQLException> sqlCause(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql) {
+                return Optional.of(sql);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String firstLine(Throwable failure) {
+        return String.valueOf(failure.getMessage()).lines().findFirst().orElse("");
     }
 
     @PreDestroy

@@ -1,4 +1,5 @@
-// The API key lives in this tab's sessionStorage only: never in a URL, a cookie or the console.
+// The API key lives in this tab's sessionStorage only: never in a URL, a cookie or the console. Signing out forgets it
+// and the pages' settings kept there.
 const KEY = 'taskfence.key';
 const ROLE = 'taskfence.role';
 
@@ -11,8 +12,14 @@ export const session = {
     sessionStorage.setItem(ROLE, role);
   },
   end() {
-    sessionStorage.removeItem(KEY);
-    sessionStorage.removeItem(ROLE);
+    for (const name of Object.keys(sessionStorage).filter((stored) => stored.startsWith('taskfence.'))) {
+      sessionStorage.removeItem(name);
+    }
+  },
+  /** A choice of the pages (a chart's range) kept for the tab until sign-out; null when none was made. */
+  setting: (name) => sessionStorage.getItem(`taskfence.setting.${name}`),
+  keep(name, value) {
+    sessionStorage.setItem(`taskfence.setting.${name}`, value);
   },
 };
 
@@ -80,6 +87,7 @@ export async function call(method, path, { body, key, signal } = {}) {
 export const get = (path, options) => call('GET', path, options);
 export const post = (path, body) => call('POST', path, { body });
 export const patch = (path, body) => call('PATCH', path, { body });
+export const del = (path) => call('DELETE', path);
 
 /** A query string from the entries whose value is not empty. */
 export function query(parameters) {

@@ -1,5 +1,6 @@
-// The dashboard's router: #/overview, #/tasks?filters, #/task/<id>, #/batches, #/batch/<id>, #/controls, #/audit; the sign-in
-// page whenever no key is kept. Each page module exports render(main, parameters) and may answer a function that stops it (timers).
+// The dashboard's router: #/overview, #/tasks?filters, #/task/<id>, #/batches, #/batch/<id>, #/controls, #/types/<name>,
+// #/audit, #/keys, #/workers; the sign-in page whenever no key is kept. Each page module exports render(main, parameters) and may answer a
+// function that stops it (timers).
 import { ApiError, get, session, whenUnauthorized } from './api.js';
 import { fill, h, message } from './dom.js';
 import * as overview from './overview.js';
@@ -8,12 +9,17 @@ import * as task from './task.js';
 import * as batches from './batches.js';
 import * as controls from './controls.js';
 import * as audit from './audit.js';
+import * as keys from './keys.js';
+import * as workers from './workers.js';
+import * as typepage from './typepage.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const who = document.getElementById('who');
 const signOut = document.getElementById('sign-out');
 let stopPage = null;
+// Pages for admin keys only: a submit key is sent to the overview (their links are hidden from it too).
+const ADMIN_PAGES = [controls, audit, keys, workers];
 
 function route() {
   const hash = location.hash.replace(/^#/, '') || '/overview';
@@ -26,7 +32,10 @@ function route() {
   if (parts[0] === 'batch' && parts[1]) {
     return { page: batches, name: 'batches', parameters, id: decoded(parts[1]) };
   }
-  const pages = { overview, tasks, controls, audit, batches: { render: batches.renderList } };
+  if (parts[0] === 'types' && parts[1]) {
+    return { page: typepage, name: 'controls', parameters, id: decoded(parts[1]) };
+  }
+  const pages = { overview, tasks, controls, audit, keys, workers, batches: { render: batches.renderList } };
   const name = pages[parts[0]] ? parts[0] : 'overview';
   return { page: pages[name], name, parameters };
 }
@@ -52,7 +61,7 @@ function show(notice) {
   }
   chrome(true);
   const current = route();
-  if ((current.page === controls || current.page === audit) && !session.isAdmin()) {
+  if (ADMIN_PAGES.includes(current.page) && !session.isAdmin()) {
     location.replace('#/overview');
     return;
   }

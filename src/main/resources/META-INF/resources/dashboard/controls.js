@@ -1,6 +1,7 @@
 // Types & schedules (admin keys): pause and resume a task type (GET /api/v1/types, POST
 // /api/v1/types/{type}/pause|resume), pause and resume a schedule (GET /api/v1/schedules, PATCH
-// /api/v1/schedules/{name} {"paused": bool}). An older server without them answers 404, and this page says so.
+// /api/v1/schedules/{name} {"paused": bool}). An older server without them answers 404, and this page says so. Each
+// type's name leads to its page (typepage.js).
 import { get, patch, post } from './api.js';
 import { fill, h, message } from './dom.js';
 
@@ -53,14 +54,15 @@ async function load(path, target, stopped, draw) {
 }
 
 // A row per type, its limits and their use in columns (GET /api/v1/types; a submit key's answer leaves the use out):
-// "used / limit" where the type has the limit, "—" where it has none.
-const TYPE_COLUMNS = [
-  ['Paused', (type) => (type.paused ? 'yes' : 'no')],
+// "used / limit" where the type has the limit, "—" where it has none. A type's page shows them too.
+export const TYPE_COLUMNS = [
   ['Remote', (type) => (type.remote ? 'yes' : 'no')],
+  ['Paused', (type) => (type.paused ? 'yes' : 'no')],
   ['In flight / max concurrency', (type) => usedOf(type.inFlight, type.maxConcurrency)],
-  ['Started / rate', (type) => usedOf(type.rateUsed, type.rate)],
-  ['Keys at max per key', (type) => usedOf(type.keysAtLimit, type.maxPerKey)],
-  ['Keys held / rate per key', (type) => usedOf(type.keysRateLimited, type.ratePerKey)],
+  ['Rate used / rate', (type) => usedOf(type.rateUsed, type.rate)],
+  ['Max per key', (type) => type.maxPerKey ?? '—'],
+  ['Groups at limit', (type) => (type.maxPerKey == null ? '—' : type.keysAtLimit ?? '—')],
+  ['Groups held / rate per key', (type) => usedOf(type.keysRateLimited, type.ratePerKey)],
   ['Time-out', (type) => type.timeout ?? '—'],
 ];
 
@@ -76,7 +78,7 @@ function typesTable(items, button) {
     h('thead', {}, h('tr', {}, ['Type', ...TYPE_COLUMNS.map(([header]) => header), 'Action']
       .map((text) => h('th', { scope: 'col' }, text)))),
     h('tbody', {}, items.map((item) => h('tr', { 'data-name': item.type },
-      h('td', {}, h('code', {}, item.type)),
+      h('td', {}, h('a', { href: `#/types/${encodeURIComponent(item.type)}`, class: 'type-link' }, h('code', {}, item.type))),
       ...TYPE_COLUMNS.map(([header, cell]) => h('td', { 'data-column': header }, cell(item))),
       h('td', {}, button(item)))))));
 }

@@ -1,51 +1,22 @@
 // Overview: GET /api/v1/stats and GET /api/v1/schedules every few seconds (admin keys; a submit key gets a message
-// instead). The throughput chart is computed here from successive readings, as net changes of the counts between two.
-import { ApiError, get } from './api.js';
+// instead), and the history's charts over the chosen range (history.js; a submit key's are of its own tasks).
+import { ApiError, get, session } from './api.js';
 import { STATUSES, fill, h, message } from './dom.js';
-import { lineChart } from './chart.js';
+import { chosenRange, historyCard } from './history.js';
 
 const REFRESH_MS = 3000;
 const SCHEDULES_SHOWN = 5;
-const SPAN_MS = 5 * 60 * 1000;
-const SERIES = [
-  { name: 'started', label: 'started', css: 'started' },
-  { name: 'succeeded', label: 'succeeded', css: 'succeeded' },
-  { name: 'failed', label: 'failed', css: 'failed' },
-];
 
-// Kept while the tab is open, so that leaving the page and coming back keeps the chart's history.
-const readings = [];
-const intervals = [];
-
-/** Tasks that have been started at least once and not sent back to PENDING: its rise counts starts. */
-const started = (tasks) => tasks.PROCESSING + tasks.SUCCEEDED + tasks.FAILED + tasks.DEAD;
-
-function record(stats, at) {
-  const previous = readings[readings.length - 1];
-  readings.push({ at, tasks: stats.tasks });
-  if (previous) {
-    // A count can also fall (a retry sends a DEAD task back to PENDING): an interval counts rises only.
-    const rise = (now, before) => Math.max(0, now - before);
-    intervals.push({
-      at,
-      started: rise(started(stats.tasks), started(previous.tasks)),
-      succeeded: rise(stats.tasks.SUCCEEDED, previous.tasks.SUCCEEDED),
-      failed: rise(stats.tasks.FAILED + stats.tasks.DEAD, previous.tasks.FAILED + previous.tasks.DEAD),
-    });
-  }
-  while (readings.length > 1 && readings[0].at < at - SPAN_MS) {
-    readings.shift();
-  }
-  while (intervals.length && intervals[0].at < at - SPAN_MS) {
-    intervals.shift();
-  }
-}
-
-export function render(main) {
+export function render(main, parameters) {
   const updated = h('p', { id: 'overview-updated', class: 'help', role: 'status' }, 'Loading…');
   const problem = h('div', { id: 'overview-problem' });
-  const body = h('div', { id: 'overview-body' });
-  fill(main, h('h1', {}, 'Overview'), updated, problem, body);
+  const body = h('div', { id: 'overview-body', class: 'grid' });
+  const history = historyCard({ range: chosenRange(parameters), address: (range) => `#/overview?range=${range}`,
+    heading: session.isAdmin() ? 'Tasks over time' : 'Your tasks over time' });
+  // The stats' cards are redrawn around the history's card, which is left as it is (it refreshes itself).
+  const above = h('div', { class: 'slot' });
+  const below = h('div', { class: 'slot' });
+  fill(main, h('h1', {}, 'Overview'), updated, problem, fill(body, above, history.element, below));
 
   let timer = null;
   let stopped = false;
@@ -56,9 +27,8 @@ export function render(main) {
       if (stopped) {
         return;
       }
-      record(stats, Date.now());
       fill(problem);
-      draw(body, stats, schedules?.schedules ?? null);
+      draw(body, above, below, stats, schedules?.schedules ?? null);
       updated.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${REFRESH_MS / 1000} s.`;
     } catch (refused) {
       if (stopped) {
@@ -66,7 +36,6 @@ export function render(main) {
       }
       if (refused instanceof ApiError && refused.status === 403) {
         updated.textContent = '';
-        fill(body);
         fill(problem, message('info', 'Cluster statistics are for admin keys. Your own tasks are listed under Tasks.'),
           h('p', {}, h('a', { href: '#/tasks' }, 'See your tasks')));
         return; // a submit key never gets them: no point asking again
@@ -81,10 +50,12 @@ export function render(main) {
   return () => {
     stopped = true;
     clearTimeout(timer);
+    history.stop();
   };
 }
 
-function draw(body, stats, schedules) {
+/** The cards of the stats: the counts `above` the history's card, the rest `below` it. */
+function draw(body, above, below, stats, schedules) {
   const total = STATUSES.reduce((sum, status) => sum + (stats.tasks[status] ?? 0), 0);
   const counts = h('section', { class: 'card wide', 'aria-labelledby': 'counts-title' },
     h('h2', { id: 'counts-title' }, 'Tasks by status'),
@@ -94,21 +65,6 @@ function draw(body, stats, schedules) {
         h('strong', { id: `count-${status}`, class: 'count-value' }, stats.tasks[status] ?? 0))),
       h('li', { class: 'count' }, h('span', { class: 'count-label' }, 'all'),
         h('strong', { id: 'count-total', class: 'count-value' }, total))));
-
-  const sums = Object.fromEntries(SERIES.map((line) => [line.name,
-    intervals.reduce((sum, interval) => sum + interval[line.name], 0)]));
-  const summary = SERIES.map((line) => `${sums[line.name]} ${line.label}`).join(', ');
-  const throughput = h('section', { class: 'card wide', 'aria-labelledby': 'throughput-title' },
-    h('h2', { id: 'throughput-title' }, 'Throughput (up to the last 5 minutes)'),
-    h('figure', { class: 'throughput' },
-      // The axis covers what this page has seen, at least 30 s, at most 5 minutes.
-      lineChart(intervals, SERIES, Math.min(SPAN_MS, Math.max(30000, Date.now() - readings[0].at)), `Tasks per ${REFRESH_MS / 1000} s interval: ${summary}`),
-      h('figcaption', {},
-        h('ul', { class: 'legend' }, SERIES.map((line) => h('li', { class: line.css },
-          h('span', { class: 'swatch', 'aria-hidden': 'true' }), `${line.label}: `,
-          h('strong', { id: `throughput-${line.name}` }, sums[line.name])))),
-        h('span', { class: 'help' },
-          `Per ${REFRESH_MS / 1000} s interval, from the rise of the counts between two readings while this page is open.`))));
 
   const queue = h('section', { class: 'card', 'aria-labelledby': 'queue-title' },
     h('h2', { id: 'queue-title' }, 'Queue'),
@@ -141,7 +97,7 @@ function draw(body, stats, schedules) {
           'Per key (groups at their max)', 'Rate per key (groups held back)']
           .map((text) => h('th', { scope: 'col' }, text)))),
         h('tbody', {}, limited.map((type) => h('tr', { 'data-name': type.type },
-          h('td', {}, h('code', {}, type.type)),
+          h('td', {}, h('a', { href: `#/types/${encodeURIComponent(type.type)}`, class: 'type-link' }, h('code', {}, type.type))),
           h('td', {}, type.paused ? 'paused' : 'no'),
           h('td', { class: 'number' }, type.maxConcurrency == null ? '—' : `${type.inFlight} / ${type.maxConcurrency}`),
           h('td', { class: 'number' }, type.rate == null ? '—' : `${type.rateUsed ?? 0} of ${type.rate}`),
@@ -164,7 +120,8 @@ function draw(body, stats, schedules) {
 
   // Redrawn every few seconds: a focused link keeps the focus.
   const focused = document.activeElement && body.contains(document.activeElement) ? document.activeElement.id : null;
-  fill(body, h('div', { class: 'grid' }, counts, throughput, queue, replicas, locks, types, next));
+  fill(above, counts);
+  fill(below, queue, replicas, locks, types, next);
   if (focused) {
     document.getElementById(focused)?.focus();
   }

@@ -1,6 +1,7 @@
 package io.taskfence.api;
 
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.notNullValue;
 
@@ -27,6 +28,14 @@ class AuthenticationOffTest {
         public Map<String, String> getConfigOverrides() {
             return Map.of("taskfence.auth.enabled", "false");
         }
+    }
+
+    @Test
+    void keysAreNotManagedWhileAuthenticationIsOff() {
+        // A key made now would start to work, made by no one, once authentication is on.
+        given().contentType("application/json").body("{\"name\":\"latecomer\",\"role\":\"admin\"}")
+                .post("/api/v1/keys").then().statusCode(409).body("detail", containsString("authentication is off"));
+        given().get("/api/v1/keys").then().statusCode(409);
     }
 
     @Test

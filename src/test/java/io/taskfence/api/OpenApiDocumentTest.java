@@ -88,7 +88,7 @@ class OpenApiDocumentTest {
                 operations++;
             }
         }
-        assertEquals(32, operations, "the API's operations: " + ids);
+        assertEquals(40, operations, "the API's operations: " + ids);
         // An operation's own answers, as the REST API's table lists them.
         String retry = "paths.'/api/v1/tasks/{id}/retry'.post.responses.";
         assertEquals("the task is not DEAD or CANCELLED", document.getString(retry + "'409'.description"));
@@ -294,10 +294,15 @@ class OpenApiDocumentTest {
             Map.entry("listBatches limit", "{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 100, \"default\": 20}"),
             Map.entry("after", "{\"type\": \"string\", \"pattern\": \"[A-Za-z0-9_-]+\"}"),
             Map.entry("listAudit after", "{\"type\": \"string\", \"pattern\": \"[0-9]{1,18}\"}"),
+            Map.entry("getHistory step", "{\"type\": \"string\", \"pattern\": \"[0-9]{1,4}(m|h)\"}"),
             Map.entry("listAudit limit", "{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 100, \"default\": 50}"),
             Map.entry("from", TIME),
             Map.entry("to", TIME),
             Map.entry("key", "{\"type\": \"string\", \"pattern\": \"[a-z0-9]{1,32}\"}"),
+            Map.entry("getKey name", "{\"type\": \"string\", \"pattern\": \"[a-z0-9]{1,32}\"}"),
+            Map.entry("changeKey name", "{\"type\": \"string\", \"pattern\": \"[a-z0-9]{1,32}\"}"),
+            Map.entry("rotateKey name", "{\"type\": \"string\", \"pattern\": \"[a-z0-9]{1,32}\"}"),
+            Map.entry("revokeKey name", "{\"type\": \"string\", \"pattern\": \"[a-z0-9]{1,32}\"}"),
             Map.entry("operation", "{\"type\": \"string\", \"pattern\": \"[A-Za-z]{1,64}\"}"),
             Map.entry("fields", "{\"type\": \"array\", \"items\": {\"$ref\": \"#/components/schemas/TaskField\"}, "
                     + "\"uniqueItems\": true, \"maxItems\": 3}"),
@@ -372,6 +377,7 @@ class OpenApiDocumentTest {
         wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/fail", claims.get(1),
                 "{\"error\":\"boom\",\"retryable\":false}");
         wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/release", claims.get(2), null);
+        wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/workers", null, null);
         wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/tasks?limit=3&type=" + type + "&fields=payload,result",
                 null, null);
 
@@ -392,6 +398,16 @@ class OpenApiDocumentTest {
         wire.send(ApiKeysForTests.ADMIN_KEY, "DELETE", "/api/v1/schedules/{name}", type, null);
         wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/stats", null, null);
         wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/audit?limit=2", null, null);
+        wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/stats/history?step=5m", null, null);
+
+        String key = "wire" + Long.toHexString(System.nanoTime());
+        wire.send(ApiKeysForTests.ADMIN_KEY, "POST", "/api/v1/keys", null, "{\"name\":\"" + key + "\",\"role\":"
+                + "\"worker\",\"types\":[\"resize\"],\"rate\":\"10/s\",\"allowedHosts\":[]}");
+        wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/keys", null, null);
+        wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/keys/{name}", key, null);
+        wire.send(ApiKeysForTests.ADMIN_KEY, "PATCH", "/api/v1/keys/{name}", key, "{\"maxUnfinished\":5}");
+        wire.send(ApiKeysForTests.ADMIN_KEY, "POST", "/api/v1/keys/{name}/rotate", key, "{\"overlap\":\"1m\"}");
+        wire.send(ApiKeysForTests.ADMIN_KEY, "DELETE", "/api/v1/keys/{name}", key, null);
 
         assertEquals(Set.of(), wire.mismatches, wire.mismatches.size() + " mismatches of answers and their schemas");
         Set<String> unchecked = new TreeSet<>(wire.answeringJson);
@@ -521,15 +537,17 @@ class OpenApiDocumentTest {
      * Each success answer other than 200 with a body of its own schema, by operationId (DESIGN.md, "REST API"); "" for
      * a 204. The others answer 200 alone.
      */
-    private static final Map<String, Map<String, String>> SUCCESS = Map.of(
-            "submitTask", Map.of("201", "Task", "200", "Task"),
-            "cancelMatching", Map.of("202", "ActionView", "200", "ActionView"),
-            "retryMatching", Map.of("202", "ActionView", "200", "ActionView"),
-            "createSchedule", Map.of("201", "Schedule"),
-            "deleteSchedule", Map.of("204", ""),
-            "declareType", Map.of("201", "TypeState", "200", "TypeState"),
-            "undeclareType", Map.of("204", ""),
-            "reportClaimProgress", Map.of("204", ""));
+    private static final Map<String, Map<String, String>> SUCCESS = Map.ofEntries(
+            Map.entry("createKey", Map.of("201", "CreatedKey")),
+            Map.entry("revokeKey", Map.of("204", "")),
+            Map.entry("submitTask", Map.of("201", "Task", "200", "Task")),
+            Map.entry("cancelMatching", Map.of("202", "ActionView", "200", "ActionView")),
+            Map.entry("retryMatching", Map.of("202", "ActionView", "200", "ActionView")),
+            Map.entry("createSchedule", Map.of("201", "Schedule")),
+            Map.entry("deleteSchedule", Map.of("204", "")),
+            Map.entry("declareType", Map.of("201", "TypeState", "200", "TypeState")),
+            Map.entry("undeclareType", Map.of("204", "")),
+            Map.entry("reportClaimProgress", Map.of("204", "")));
 
     private JsonNode document() throws Exception {
         return new ObjectMapper().readTree(given().queryParam("format", "json").get(management.resolve("/q/openapi"))

@@ -88,16 +88,13 @@ class DashboardBrowserTest {
         // SUCCEEDED only grows (retry takes DEAD and CANCELLED tasks only): the page must show this run's six.
         wait.withMessage(() -> "the overview to show at least " + (before + ids.size()) + " SUCCEEDED, it shows "
                 + number("count-SUCCEEDED")).until(ignored -> number("count-SUCCEEDED") >= before + ids.size());
-        wait.withMessage(() -> "the chart to count " + ids.size() + " succeeded, it counts " + number("throughput-succeeded"))
-                .until(ignored -> number("throughput-succeeded") >= ids.size());
         wait.withMessage(() -> null);
         assertTrue(number("count-total") >= number("count-SUCCEEDED"), "the total counts every status");
         assertFalse(browser.findElements(By.cssSelector("#replicas li")).isEmpty(),
                 "this replica's workers consume the stream, so the overview lists a consumer");
         assertTrue(text("overview-updated").startsWith("Updated"), text("overview-updated"));
-        // The chart draws a point per interval between two readings, for each of its three lines.
-        wait.until(ignored -> browser.findElements(By.cssSelector("svg.chart circle[data-series=succeeded]")).size() >= 4
-                && browser.findElements(By.cssSelector("svg.chart circle[data-series=failed]")).size() >= 4);
+        // The history's charts (DashboardHistoryTest looks at what they show) sit among the counts' cards.
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#chart-throughput svg.chart")));
         chromium.screenshot("overview");
 
         // A phone's width: the page reflows instead of scrolling sideways.
@@ -187,6 +184,10 @@ class DashboardBrowserTest {
                 "no Types & schedules link for a submit key");
         assertFalse(browser.findElement(By.cssSelector("#nav [data-page=audit]")).isDisplayed(),
                 "no Audit log link for a submit key");
+        assertFalse(browser.findElement(By.cssSelector("#nav [data-page=keys]")).isDisplayed(),
+                "no Keys link for a submit key");
+        assertFalse(browser.findElement(By.cssSelector("#nav [data-page=workers]")).isDisplayed(),
+                "no Workers link for a submit key");
 
         browser.findElement(By.linkText("Tasks")).click();
         assertTrue(browser.findElements(By.id("filter-owner")).isEmpty(), "a submit key has no owner filter");
@@ -212,6 +213,10 @@ class DashboardBrowserTest {
         browser.get(root + "dashboard/#/controls");
         wait.until(ExpectedConditions.urlContains("#/overview"));
         browser.get(root + "dashboard/#/audit");
+        wait.until(ExpectedConditions.urlContains("#/overview"));
+        browser.get(root + "dashboard/#/keys");
+        wait.until(ExpectedConditions.urlContains("#/overview"));
+        browser.get(root + "dashboard/#/workers");
         wait.until(ExpectedConditions.urlContains("#/overview"));
 
         browser.findElement(By.id("sign-out")).click();
@@ -293,6 +298,177 @@ class DashboardBrowserTest {
             as(ApiKeysForTests.ADMIN_KEY).post("/api/v1/types/flaky/resume");
             as(ApiKeysForTests.ADMIN_KEY).delete("/api/v1/schedules/{name}", schedule);
         }
+    }
+
+    /**
+     * An admin sees the configured keys, makes a key through the form, is shown its secret once (which works), rotates
+     * it (a new secret; the old one works for the overlap), revokes it (both stop), and reads a refusal's detail.
+     */
+    @Test
+    void anAdminMakesRotatesAndRevokesAKeyWhoseSecretIsShownOnce() {
+        String name = "dash" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        By keyRow = By.cssSelector("#keys tr[data-name='" + name + "']");
+        try {
+            signIn(ApiKeysForTests.ADMIN_KEY);
+            browser.findElement(By.linkText("Keys")).click();
+            WebElement own = wait.until(ExpectedConditions.visibilityOfElementLocated(
+                    By.cssSelector("#keys tr[data-name='" + ApiKeysForTests.ADMIN_KEY_NAME + "']")));
+            assertTrue(own.getText().contains("configured"), own.getText());
+            assertTrue(own.findElements(By.tagName("button")).isEmpty(), "a configured key cannot be changed here");
+            assertTrue(browser.findElements(By.id("key-secret")).isEmpty(), "no secret before one is made");
+
+            replace(By.id("key-name"), name);
+            new Select(browser.findElement(By.id("key-role"))).selectByValue("submit");
+            assertFalse(browser.findElement(By.id("key-types")).isDisplayed(), "types are for a worker key");
+            replace(By.id("key-max-unfinished"), "50");
+            replace(By.id("key-rate"), "20/s");
+            browser.findElement(By.id("make-key")).click();
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("key-secret")));
+            String secret = text("key-secret");
+            assertTrue(text("key-secret-box").contains("will not be shown again"), text("key-secret-box"));
+            assertTrue(text("key-callback-secret").startsWith("whsec_"), text("key-callback-secret"));
+            WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(keyRow));
+            assertEquals("submit", row.findElement(By.cssSelector("td[data-column='Role']")).getText());
+            assertEquals("50", row.findElement(By.cssSelector("td[data-column='Max unfinished']")).getText());
+            assertEquals("20/s", row.findElement(By.cssSelector("td[data-column='Rate']")).getText());
+            as(secret).get("/api/v1/tasks").then().statusCode(200);
+            assertFalse(String.valueOf(script("return JSON.stringify(localStorage) + JSON.stringify(sessionStorage)"))
+                    .contains(secret), "the secret is kept in no storage");
+            assertFalse(browser.getCurrentUrl().contains(secret), browser.getCurrentUrl());
+            chromium.screenshot("keys");
+
+            WebElement overlap = row.findElement(By.cssSelector("input.overlap"));
+            assertEquals("1h", overlap.getAttribute("value"));
+            row.findElement(By.cssSelector("button.rotate")).click();
+            wait.until(ignored -> !text("key-secret").isEmpty() && !text("key-secret").equals(secret));
+            String rotated = text("key-secret");
+            assertTrue(text("key-secret-box").contains("previous secrets work until"), text("key-secret-box"));
+            as(rotated).get("/api/v1/tasks").then().statusCode(200);
+            as(secret).get("/api/v1/tasks").then().statusCode(200); // the hour's overlap
+
+            wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#keys-list:not([aria-busy])")));
+            browser.findElement(keyRow).findElement(By.cssSelector("button.revoke")).click();
+            wait.until(ExpectedConditions.alertIsPresent()).accept();
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("keys-outcome"), "Key " + name + " revoked."));
+            wait.until(ExpectedConditions.invisibilityOfElementLocated(keyRow));
+            as(secret).get("/api/v1/tasks").then().statusCode(401);
+            as(rotated).get("/api/v1/tasks").then().statusCode(401);
+
+            // A revoked key's name is not given again: the refusal shows the problem's detail.
+            replace(By.id("key-name"), name);
+            browser.findElement(By.id("make-key")).click();
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#keys-outcome [role=alert]"),
+                    "a key named '" + name + "' exists or existed"));
+
+            // Left and opened again, the page shows no secret.
+            browser.findElement(By.linkText("Overview")).click();
+            browser.findElement(By.linkText("Keys")).click();
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#keys tbody tr")));
+            assertTrue(browser.findElements(By.id("key-secret")).isEmpty(), "a secret is shown once");
+        } finally {
+            as(ApiKeysForTests.ADMIN_KEY).delete("/api/v1/keys/{name}", name);
+        }
+    }
+
+    /**
+     * An admin sees a remote worker that claimed a task of a remote type: its key's name, the name it claims with, the
+     * type, the claim it holds, and how long ago it claimed, beat and called, the page refreshing while it is open.
+     */
+    @Test
+    void anAdminSeesARemoteWorkerWithItsKeyItsTypeAndItsClaimInHand() {
+        String type = "workers-" + UUID.randomUUID().toString().substring(0, 8);
+        String name = "dash-" + UUID.randomUUID().toString().substring(0, 8);
+        as(ApiKeysForTests.ADMIN_KEY).contentType("application/json").body("{\"remote\":true}")
+                .put("/api/v1/types/" + type).then().statusCode(201);
+        String id = submit(ApiKeysForTests.SUBMIT_KEY, "{\"type\":\"" + type + "\",\"payload\":{}}");
+        // The profile runs dispatch, so a claim gets the task; its lease is 3 s: the worker heartbeats each second.
+        String claim = "/api/v1/claims/" + claimAs(name, type);
+        ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor();
+        heartbeats.scheduleWithFixedDelay(() -> worker().post(claim + "/heartbeat"), 0, 1, TimeUnit.SECONDS);
+        try {
+            signIn(ApiKeysForTests.ADMIN_KEY);
+            browser.findElement(By.linkText("Workers")).click();
+            wait.until(ExpectedConditions.visibilityOfElementLocated(
+                    By.cssSelector("#workers tr[data-name='" + name + "']")));
+            assertEquals(ApiKeysForTests.ANY_WORKER_KEY_NAME, workerCell(name, "Key"));
+            assertEquals(name, workerCell(name, "Worker"));
+            assertEquals(type, workerCell(name, "Types"));
+            // Sightings are written after the answers: the page shows the heartbeats within a refresh or two.
+            wait.withMessage(() -> "the worker's heartbeat and claim in hand, the row shows "
+                    + workerCell(name, "Last heartbeat") + " and " + workerCell(name, "Claims in hand"))
+                    .until(ignored -> String.valueOf(workerCell(name, "Last heartbeat")).endsWith(" ago")
+                            && "1".equals(workerCell(name, "Claims in hand")));
+            wait.withMessage(() -> null);
+            for (String column : List.of("Last claim", "Last seen")) {
+                String shown = workerCell(name, column);
+                assertTrue(String.valueOf(shown).matches("\\d+ (s|min) ago"), column + ": " + shown);
+            }
+            assertEquals(Boolean.TRUE, inWorkerCell(name, "Last seen",
+                    "var at = cell.querySelector('time'); return at.title.indexOf(at.dateTime) >= 0;"),
+                    "the full time is in the title");
+            assertTrue(text("workers-updated").startsWith("Updated"), text("workers-updated"));
+            chromium.screenshot("workers");
+
+            // The page asks again every few seconds while it is open, and no more once it is left.
+            long asked = workersCalls();
+            wait.until(ignored -> workersCalls() > asked);
+            browser.findElement(By.linkText("Overview")).click();
+            wait.until(ExpectedConditions.presenceOfElementLocated(By.id("count-SUCCEEDED")));
+            sleep(Duration.ofSeconds(1)); // a call made just before leaving has answered
+            long left = workersCalls();
+            sleep(Duration.ofSeconds(6));
+            assertEquals(left, workersCalls(), "the Workers page's refresh stopped when it was left");
+        } finally {
+            heartbeats.shutdownNow();
+            worker().post(claim + "/release");
+            as(ApiKeysForTests.ADMIN_KEY).post("/api/v1/tasks/{id}/cancel", id);
+            as(ApiKeysForTests.ADMIN_KEY).delete("/api/v1/types/" + type); // 409 if the task were still unfinished
+        }
+    }
+
+    /** The id of a claim of {@code type} by the worker key as the worker {@code name}, claiming again until one comes. */
+    private static String claimAs(String name, String type) {
+        long end = System.nanoTime() + PATIENCE.toNanos();
+        List<String> got = List.of();
+        while (got.isEmpty() && System.nanoTime() < end) {
+            got = worker().contentType("application/json")
+                    .body("{\"types\":[\"" + type + "\"],\"wait\":\"5s\",\"worker\":\"" + name + "\"}")
+                    .post("/api/v1/claims").then().statusCode(200).extract().jsonPath()
+                    .getList("claims.claimId", String.class);
+        }
+        assertEquals(1, got.size(), "one task of " + type + " claimed");
+        return got.get(0);
+    }
+
+    /** How many times this page called GET /api/v1/workers (from the browser's resource timings). */
+    private long workersCalls() {
+        return (Long) script("performance.setResourceTimingBufferSize(100000);"
+                + "return performance.getEntriesByType('resource')"
+                + ".filter(function (e) { return new URL(e.name).pathname === '/api/v1/workers'; }).length;");
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The text of a column of the Workers page's row of the worker {@code name}, read in the page; null without one. */
+    private String workerCell(String name, String column) {
+        Object text = inWorkerCell(name, column, "return cell.textContent.trim();");
+        return text == null ? null : text.toString();
+    }
+
+    /** What {@code script} returns of the {@code cell} of a column of the worker {@code name}'s row; null without one. */
+    private Object inWorkerCell(String name, String column, String script) {
+        return script("var name = arguments[0], column = arguments[1];"
+                + "var row = Array.from(document.querySelectorAll('#workers tbody tr'))"
+                + ".find(function (r) { return r.dataset.name === name; });"
+                + "var cell = row && Array.from(row.cells).find(function (c) { return c.dataset.column === column; });"
+                + "if (!cell) { return null; }" + script, name, column);
     }
 
     private static boolean pausedType(String type) {

@@ -79,6 +79,25 @@ class LeaseLifecycleTest {
     }
 
     @Test
+    void aJobGoesOnOnlyWhileItsLeaseHoldsItsThreadIsNotInterruptedAndItsTimeIsNotUp() {
+        FencedLease lease = locks.tryAcquire(uniqueName(), Duration.ofSeconds(20), Duration.ZERO).orElseThrow();
+        long inAMinute = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        assertTrue(lease.mayGoOn());
+        assertTrue(lease.mayGoOnUntil(inAMinute));
+        assertFalse(lease.mayGoOnUntil(System.nanoTime() - 1), "went on past its deadline");
+
+        Thread.currentThread().interrupt(); // as the watchdog does when it loses the lease
+        try {
+            assertFalse(lease.mayGoOn(), "went on though interrupted");
+            assertFalse(lease.mayGoOnUntil(inAMinute), "went on though interrupted");
+        } finally {
+            Thread.interrupted();
+        }
+        assertTrue(lease.release());
+        assertFalse(lease.mayGoOnUntil(inAMinute), "went on after the lease was released");
+    }
+
+    @Test
     void scriptsThatRedisForgotAreSentAgainAndWork() {
         String name = uniqueName();
         redis.execute("SCRIPT", "FLUSH"); // as after a Redis restart or failover

@@ -82,8 +82,8 @@ class WaitingTest {
         FencedLease holder = locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
         assertTrue(locks.tryAcquire(name, Duration.ofSeconds(30), Duration.ofMillis(100)).isEmpty());
         // The release subscription, the remote claims' one, the two of the reads that wait for a task's end or
-        // progress and the one of the remote types' declarations.
-        await().atMost(Duration.ofSeconds(5)).until(() -> subscriptionClientIds().size() == 5);
+        // progress, the one of the remote types' declarations and the one of the API keys' changes.
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscriptionClientIds().size() == 6);
 
         // Drop this replica's subscriptions, as a Redis restart or a proxy closing idle links would.
         for (long id : subscriptionClientIds()) {

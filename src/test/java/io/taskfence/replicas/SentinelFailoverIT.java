@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 import io.taskfence.testing.PackagedService;
@@ -87,8 +88,22 @@ class SentinelFailoverIT {
             }
             service.awaitStatus("/q/health/ready", 200, Duration.ofSeconds(30));
             runsATask(cluster, service);
-            awaitTrue("the replica holds " + held + " Redis connections again, or one more (in use)",
-                    Duration.ofSeconds(20), () -> redisLeases(cluster, service) <= held + 1);
+            // A command left on a paused primary holds its connection until the client's time-out: a minute at most.
+            Queue<Double> readings = new ConcurrentLinkedQueue<>();
+            try {
+                awaitTrue("the replica holds " + held + " Redis connections again, or one more (in use)",
+                        Duration.ofSeconds(60), () -> {
+                            double leases = redisLeases(cluster, service);
+                            readings.add(leases);
+                            return leases <= held + 1;
+                        });
+            } catch (ConditionTimeoutException leaked) {
+                // What each connection did last, from both servers, for the next reader of a CI log.
+                StandaloneRedis primary = sentinels.primary();
+                throw new AssertionError(leaked.getMessage() + "\nreadings: " + readings + "\nclients of the primary "
+                        + primary.port() + ":\n" + primary.cli("client", "list") + "\nclients of the replica:\n"
+                        + sentinels.other(primary).cli("client", "list"), leaked);
+            }
         }
     }
 
@@ -157,8 +172,9 @@ class SentinelFailoverIT {
             for (PackagedService service : cluster.replicas()) {
                 assertTrue(service.process().isAlive(), service.id() + " is still the process it was");
             }
-            long counter = Long.parseLong(cluster.redis("get", counterKey));
+            // The fence first: a dispatch may take a token and write it between the two reads.
             long fence = dispatchFence(cluster);
+            long counter = Long.parseLong(cluster.redis("get", counterKey));
             double repairs = repairs(cluster);
             System.out.printf("%s: %s the primary; %d tasks; the promoted counter was %d, the fence %d; now counter "
                     + "%d, fence %d; repairs counted %.0f%n", cluster, pause ? "paused" : "killed", ids.size(),

@@ -30,11 +30,15 @@ public final class Sql {
         void read(ResultSet row) throws SQLException;
     }
 
-    public static void rows(DataSource db, String sql, Row each) {
-        try (Connection connection = db.getConnection(); PreparedStatement statement = connection.prepareStatement(sql);
-                ResultSet rows = statement.executeQuery()) {
-            while (rows.next()) {
-                each.read(rows);
+    public static void rows(DataSource db, String sql, Row each, Object... parameters) {
+        try (Connection connection = db.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    each.read(rows);
+                }
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);

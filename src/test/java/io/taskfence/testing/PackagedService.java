@@ -3,7 +3,8 @@ package io.taskfence.testing;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.net.InetAddress;
+import java.net.BindException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
@@ -29,6 +31,8 @@ import org.awaitility.core.ConditionTimeoutException;
 public final class PackagedService implements AutoCloseable {
 
     private static final Path JAR = Path.of("target", "quarkus-app", "quarkus-run.jar");
+    private static final int FIRST_PORT = 20_000;
+    private static final int EPHEMERAL_PORTS = 32_768;
 
     private final String id;
     private final Process process;
@@ -121,6 +125,15 @@ public final class PackagedService implements AutoCloseable {
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** DELETEs {@code path}, with {@code headers} given as name, value, name, value... */
+    public HttpResponse<String> delete(String path, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).DELETE();
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     /** The HTTP status {@code path} answers with, or -1 while nothing listens. */
     public int status(String path) throws InterruptedException {
         try {
@@ -146,10 +159,14 @@ public final class PackagedService implements AutoCloseable {
                     .until(() -> {
                         if (!process.isAlive()) {
                             process.waitFor();
-                            if (output().contains("seems to be in use by another process")) {
+                            // Quarkus words a taken HTTP port so; a taken management port only as the bind's cause.
+                            if (output().contains("seems to be in use by another process")
+                                    || output().contains("Address already in use")) {
                                 throw new PortTakenException(id + ": a port of its was taken before it could bind it; see " + log);
                             }
-                            throw new IllegalStateException(id + " exited (" + process.exitValue() + "); see " + log);
+                            // CI keeps the output, not the log file: say here why it stopped.
+                            throw new IllegalStateException(id + " exited (" + process.exitValue() + "); see " + log
+                                    + "\nits log's last warnings and errors:\n" + lastWarnings(10));
                         }
                         if (!listening.matcher(output()).find()) {
                             return -1;
@@ -209,10 +226,20 @@ public final class PackagedService implements AutoCloseable {
         process.waitFor(10, TimeUnit.SECONDS);
     }
 
-    /** A port nothing listens on right now. */
+    /**
+     * A port nothing listens on right now, below Linux's ephemeral range (32768 up): a port the kernel picked would be
+     * one it may give any outgoing connection (to PostgreSQL, to Redis) before the process it is meant for binds it.
+     */
     public static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+        for (int tries = 0; tries < 200; tries++) {
+            int port = ThreadLocalRandom.current().nextInt(FIRST_PORT, EPHEMERAL_PORTS);
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.bind(new InetSocketAddress(port)); // every address, as the services bind theirs
+                return port;
+            } catch (BindException taken) {
+                // another one
+            }
         }
+        throw new IOException("no free port from " + FIRST_PORT + " to " + (EPHEMERAL_PORTS - 1));
     }
 }

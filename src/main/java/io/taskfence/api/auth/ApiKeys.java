@@ -1,12 +1,13 @@
 package io.taskfence.api.auth;
 
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -23,12 +24,18 @@ import io.quarkus.security.runtime.QuarkusPrincipal;
 import io.quarkus.security.runtime.QuarkusSecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.keys.KeyDirectory;
+import io.taskfence.keys.KeySecret;
+import io.taskfence.keys.KeySettings;
 import io.taskfence.types.RemoteTypes;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 
 /**
- * The configured API keys, by name ({@code taskfence.auth.keys.<name>}). Secrets are compared by their SHA-256
- * digests with {@link MessageDigest#isEqual}, against every configured key, so the time taken tells nothing
- * about how much of a key was right; secrets are never logged. The identity's principal is the key's name,
+ * Who an API key is: a configured one ({@code taskfence.auth.keys.<name>}), its secret's SHA-256 digest compared
+ * with {@link MessageDigest#isEqual} against every configured key, so the time taken tells nothing about how much of
+ * a key was right; else one made through the API, looked up by its digest in the {@link KeyDirectory}. Secrets are
+ * never logged. The identity's principal is the key's name,
  * which {@link KeyOwner} makes the owner of the tasks it submits.
  */
 @Startup // so that unusable keys stop the service at start-up, not at the first request
@@ -40,9 +47,14 @@ public class ApiKeys implements IdentityProvider<TokenAuthenticationRequest> {
     private record NamedKey(String name, String role, Set<String> workerTypes, byte[] digest) {
     }
 
-    private final List<NamedKey> keys = new ArrayList<>();
+    /** The longest a request whose secret is not in the copy waits for the table's read. */
+    private static final Duration READ_WAIT = Duration.ofSeconds(10);
 
-    ApiKeys(TaskfenceConfig config, RemoteTypes remote) {
+    private final List<NamedKey> keys = new ArrayList<>();
+    private final KeyDirectory directory;
+
+    ApiKeys(TaskfenceConfig config, RemoteTypes remote, KeyDirectory directory) {
+        this.directory = directory;
         TaskfenceConfig.Auth auth = config.auth();
         List<String> refusals = KeyRules.refusals(auth, remote.names(), ConfigUtils.isProfileActive("prod"));
         if (!refusals.isEmpty()) {
@@ -55,7 +67,7 @@ public class ApiKeys implements IdentityProvider<TokenAuthenticationRequest> {
         }
         for (Map.Entry<String, TaskfenceConfig.Auth.Key> key : auth.keys().entrySet()) {
             keys.add(new NamedKey(key.getKey(), key.getValue().role(), Set.copyOf(key.getValue().types().orElse(List.of())),
-                    digest(key.getValue().secret().orElseThrow().strip())));
+                    KeySecret.digest(key.getValue().secret().orElseThrow().strip())));
         }
         for (int i = 0; i < keys.size(); i++) {
             for (int j = i + 1; j < keys.size(); j++) {
@@ -66,7 +78,8 @@ public class ApiKeys implements IdentityProvider<TokenAuthenticationRequest> {
             }
         }
         if (keys.isEmpty()) {
-            LOG.warn("no API keys are configured (taskfence.auth.keys.<name>.secret): every API call will be refused with 401");
+            LOG.warn("no API keys are configured (taskfence.auth.keys.<name>.secret): only keys made through the API "
+                    + "(by an admin key) can be used");
         }
     }
 
@@ -77,36 +90,49 @@ public class ApiKeys implements IdentityProvider<TokenAuthenticationRequest> {
 
     @Override
     public Uni<SecurityIdentity> authenticate(TokenAuthenticationRequest request, AuthenticationRequestContext context) {
-        byte[] presented = digest(request.getToken().getToken());
+        byte[] presented = KeySecret.digest(request.getToken().getToken());
         NamedKey matched = null;
         for (NamedKey key : keys) { // every key, whatever matched, so that timing does not tell which one did
             if (MessageDigest.isEqual(presented, key.digest())) {
                 matched = key;
             }
         }
-        if (matched == null) {
-            return Uni.createFrom().failure(new AuthenticationFailedException("unknown API key"));
+        if (matched != null) {
+            return Uni.createFrom().item(identity(matched.name(), matched.role(), matched.workerTypes()));
         }
+        CompletableFuture<Optional<KeySettings>> stored = directory.storedBySecret(presented);
+        if (stored.isDone()) {
+            return Uni.createFrom().item(() -> identity(stored.join()));
+        }
+        // A secret this replica's copy lacks waits for a read of the table, holding no thread: the request goes on on
+        // its own Vert.x context once the read is done (a flood of made-up secrets must not take the worker threads).
+        Context onContext = Vertx.currentContext();
+        if (onContext == null) {
+            return context.runBlocking(() -> identity(stored.join()));
+        }
+        return Uni.createFrom().completionStage(stored).emitOn(next -> onContext.runOnContext(ignored -> next.run()))
+                .ifNoItem().after(READ_WAIT).failWith(() -> new AuthenticationFailedException("API key not read in time"))
+                .map(ApiKeys::identity);
+    }
+
+    private static SecurityIdentity identity(Optional<KeySettings> stored) {
+        KeySettings key = stored.orElseThrow(() -> new AuthenticationFailedException("unknown API key"));
+        return identity(key.name(), key.role(), key.workerTypes());
+    }
+
+    private static SecurityIdentity identity(String name, String role, Set<String> workerTypes) {
         QuarkusSecurityIdentity.Builder identity = QuarkusSecurityIdentity.builder()
-                .setPrincipal(new QuarkusPrincipal(matched.name()))
-                .addAttribute(KeyOwner.KEY_NAME, matched.name());
-        if (Roles.WORKER.equals(matched.role())) {
+                .setPrincipal(new QuarkusPrincipal(name))
+                .addAttribute(KeyOwner.KEY_NAME, name);
+        if (Roles.WORKER.equals(role)) {
             // A worker key claims and runs its types' tasks: it submits and reads none.
-            identity.addRole(Roles.WORKER).addAttribute(KeyOwner.WORKER_TYPES, matched.workerTypes());
+            identity.addRole(Roles.WORKER).addAttribute(KeyOwner.WORKER_TYPES, workerTypes);
         } else {
             identity.addRole(Roles.SUBMIT);
-            if (Roles.ADMIN.equals(matched.role())) {
+            if (Roles.ADMIN.equals(role)) {
                 identity.addRole(Roles.ADMIN);
             }
         }
-        return Uni.createFrom().item(identity.build());
-    }
-
-    private static byte[] digest(String key) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM provides SHA-256", e);
-        }
+        return identity.build();
     }
 }

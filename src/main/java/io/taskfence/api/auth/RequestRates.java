@@ -1,9 +1,7 @@
 package io.taskfence.api.auth;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -19,6 +17,8 @@ import io.quarkus.runtime.BlockingOperationControl;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.keys.KeyDirectory;
+import io.taskfence.keys.KeySettings;
 import io.taskfence.lock.LuaScript;
 import io.taskfence.types.Rate;
 import io.vertx.mutiny.redis.client.Response;
@@ -43,20 +43,18 @@ public class RequestRates {
     private final Duration redisTimeout;
     private final SecurityIdentity identity;
     private final String prefix;
-    private final Map<String, Rate> rates = new HashMap<>();
-    private final Optional<Rate> otherwise;
+    private final KeyDirectory keys;
     private final AtomicLong lastWarned = new AtomicLong();
 
     RequestRates(RedisDataSource redis, ReactiveRedisDataSource reactiveRedis, SecurityIdentity identity,
-            TaskfenceConfig config,
+            TaskfenceConfig config, KeyDirectory keys,
             @ConfigProperty(name = "quarkus.redis.timeout", defaultValue = "10s") Duration redisTimeout) {
         this.redis = redis;
         this.reactiveRedis = reactiveRedis;
         this.redisTimeout = redisTimeout;
         this.identity = identity;
         this.prefix = config.keyPrefix() + ":rate:";
-        config.auth().keys().forEach((name, key) -> key.rate().ifPresent(rate -> rates.put(name, Rate.parse(rate))));
-        this.otherwise = config.auth().rate().map(Rate::parse);
+        this.keys = keys;
     }
 
     /**
@@ -177,7 +175,6 @@ public class RequestRates {
     }
 
     private Optional<Rate> rateOf(String key) {
-        Rate own = rates.get(key);
-        return own != null ? Optional.of(own) : otherwise;
+        return keys.limitsOf(key).flatMap(KeySettings::rate).or(() -> keys.defaults().rate());
     }
 }

@@ -42,6 +42,7 @@ import io.taskfence.api.problem.Problems;
 import io.taskfence.remote.ClaimId;
 import io.taskfence.remote.ClaimProgress;
 import io.taskfence.remote.RemoteClaims;
+import io.taskfence.remote.WorkerSightings;
 import io.taskfence.task.StorableJson;
 import io.taskfence.task.transition.Claim;
 import io.taskfence.task.TaskStatus;
@@ -72,10 +73,12 @@ public class ClaimResource {
     private final TaskTraces traces;
     private final HeldPerKey held;
     private final ClaimProgress reports;
+    private final WorkerSightings sightings;
 
     ClaimResource(RemoteClaims claims, RemoteTypes remote, SecurityIdentity identity, TaskfenceConfig config,
-            TaskTraces traces, HeldPerKey held, ClaimProgress reports) {
+            TaskTraces traces, HeldPerKey held, ClaimProgress reports, WorkerSightings sightings) {
         this.reports = reports;
+        this.sightings = sightings;
         this.held = held;
         this.traces = traces;
         this.claims = claims;
@@ -121,7 +124,8 @@ public class ClaimResource {
             place.close();
             throw e;
         }
-        return claimed.map(got -> new ClaimAnswers.Claims(got.stream().map(claim -> ClaimedTask.of(claim, lease,
+        return claimed.invoke(got -> sightings.claimed(claimer, List.copyOf(types), got.size()))
+                .map(got -> new ClaimAnswers.Claims(got.stream().map(claim -> ClaimedTask.of(claim, lease,
                         traces.claimed(claim.taskId(), claim.type(), claim.attempt(), claim.traceParent(), claimer)))
                         .toList()))
                 .onTermination().invoke(place::close);
@@ -138,7 +142,10 @@ public class ClaimResource {
     public ClaimAnswers.Lease heartbeat(
             @Parameter(description = CLAIM_ID, schema = @Schema(type = SchemaType.STRING, pattern = ClaimId.PATTERN))
             @PathParam("claimId") String claimId) {
-        return new ClaimAnswers.Lease(claims.heartbeat(held(claimId)));
+        ClaimId claim = held(claimId);
+        ClaimAnswers.Lease lease = new ClaimAnswers.Lease(claims.heartbeat(claim));
+        sightings.called(claim, true);
+        return lease;
     }
 
     /**
@@ -157,7 +164,9 @@ public class ClaimResource {
             @Parameter(description = CLAIM_ID, schema = @Schema(type = SchemaType.STRING, pattern = ClaimId.PATTERN))
             @PathParam("claimId") String claimId,
             @NotNull(message = "a JSON object with progress") @Valid ClaimAnswers.Progress body) {
-        keep(held(claimId), body.progress());
+        ClaimId claim = held(claimId);
+        keep(claim, body.progress());
+        sightings.called(claim, false);
         return Response.noContent().build();
     }
 
@@ -195,6 +204,7 @@ public class ClaimResource {
         }
         reports.flush(claim); // the last report before the end: this body's, or one held back here
         claims.complete(claim, result);
+        sightings.called(claim, false);
         traces.reported("success");
         return new ClaimAnswers.Ended(TaskStatus.SUCCEEDED);
     }
@@ -222,6 +232,7 @@ public class ClaimResource {
         }
         reports.flush(claim);
         TaskStatus now = claims.fail(claim, body.error(), retryable, retryAfter, backoffBase, backoffCap);
+        sightings.called(claim, false);
         traces.reported(retryable ? "failure" : "permanent_failure");
         return new ClaimAnswers.Ended(now);
     }
@@ -240,13 +251,14 @@ public class ClaimResource {
         ClaimId claim = held(claimId);
         reports.flush(claim);
         TaskStatus now = claims.release(claim);
+        sightings.called(claim, false);
         traces.reported("later");
         return new ClaimAnswers.Ended(now);
     }
 
     /** The claim the id names, made through the caller's key; 404 for anything else, as for an unknown claim. */
     private ClaimId held(String text) {
-        return ClaimId.parse(text).filter(claim -> RemoteClaims.madeBy(claim, KeyOwner.of(identity).name()))
+        return ClaimId.parse(text).filter(made -> RemoteClaims.madeBy(made, KeyOwner.of(identity).name()))
                 .orElseThrow(() -> Problems.of(Status.NOT_FOUND, "no claim '" + text + "' of this key"));
     }
 }

@@ -3,6 +3,7 @@ package io.taskfence.handlers.builtin;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.Optional;
 
@@ -53,6 +54,13 @@ public final class CallbackSecret {
                     + MIN_PROD_BYTES + " (e.g. " + PREFIX + "$(openssl rand -base64 32))");
         }
         return Optional.empty();
+    }
+
+    /** A new secret of 32 random bytes from {@code random}, written as {@code whsec_<base64>}. */
+    public static String generate(SecureRandom random) {
+        byte[] key = new byte[32];
+        random.nextBytes(key);
+        return PREFIX + Base64.getEncoder().encodeToString(key);
     }
 
     /** The secret written as {@code whsec_<base64>}; its form was checked at start ({@link #whyNot}). */

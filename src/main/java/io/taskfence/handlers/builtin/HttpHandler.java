@@ -7,7 +7,6 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -86,28 +85,18 @@ public class HttpHandler implements TaskHandler {
     }
 
     private final AllowedDestinations allowed;
-    /** Per key, the destinations its tasks may call, a part of {@link #allowed}; a key not here may call all of it. */
-    private final Map<String, AllowedDestinations> allowedByKey = new HashMap<>();
+    /** Per key, the destinations its tasks may call, a part of {@link #allowed}; a key naming none may call all of it. */
+    private final KeyDestinations byKey;
     private final HostResolver resolver;
     private final Duration timeout;
     private final ObjectReader jsonReader;
     private final HttpClient client;
     private final TaskTraces traces;
 
-    HttpHandler(TaskfenceConfig config, ObjectMapper json, HostResolver resolver, Vertx vertx, TaskTraces traces) {
+    HttpHandler(TaskfenceConfig config, KeyDestinations destinations, ObjectMapper json, HostResolver resolver, Vertx vertx, TaskTraces traces) {
         this.traces = traces;
-        this.allowed = AllowedDestinations.of(config.http().allowedHosts().orElse(List.of()));
-        config.auth().keys().forEach((name, key) -> key.allowedHosts().ifPresent(entries -> {
-            String setting = "taskfence.auth.keys." + name + ".allowed-hosts";
-            AllowedDestinations own = AllowedDestinations.of(setting, entries);
-            for (Destination entry : own.entries()) {
-                if (!allowed.lists(entry)) {
-                    throw new IllegalArgumentException(setting + " entry " + entry + " is not in " + AllowedDestinations.KEY
-                            + ": a key may call only destinations the service may call; add it there too, or remove it");
-                }
-            }
-            allowedByKey.put(name, own);
-        }));
+        this.allowed = destinations.service();
+        this.byKey = destinations;
         this.resolver = resolver;
         this.timeout = config.http().timeout();
         this.jsonReader = json.readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -165,10 +154,10 @@ public class HttpHandler implements TaskHandler {
         if (whyNot.isPresent()) {
             return List.of(whyNot.get());
         }
-        AllowedDestinations own = owner == null ? null : allowedByKey.get(owner);
-        if (own != null && !own.lists(destination)) {
+        Optional<AllowedDestinations> own = byKey.of(owner);
+        if (own.isPresent() && !own.get().lists(destination)) {
             return List.of("payload.url's destination " + destination + " is not allowed for API key '" + owner
-                    + "': taskfence.auth.keys." + owner + ".allowed-hosts does not list it");
+                    + "': " + byKey.listName(owner) + " does not list it");
         }
         return List.of();
     }

@@ -15,7 +15,8 @@ import java.util.TreeSet;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
-import io.taskfence.TaskfenceConfig;
+import io.taskfence.keys.KeyDirectory;
+import io.taskfence.keys.KeySettings;
 import io.taskfence.task.submit.outcome.OverQuota;
 import io.taskfence.task.submit.outcome.Submitted;
 
@@ -41,21 +42,18 @@ public class Quotas {
             + "union all select 1 from tasks_waiting w join tasks t "
             + "on t.id = w.task_id and t.status = 'WAITING' where w.owner = ? limit ?) as unfinished";
 
-    private final TaskfenceConfig.Auth auth;
+    private final KeyDirectory keys;
 
-    Quotas(TaskfenceConfig config) {
-        this.auth = config.auth();
+    Quotas(KeyDirectory keys) {
+        this.keys = keys;
     }
 
     public OptionalInt limitFor(String owner) {
         if (owner == null) {
             return OptionalInt.empty();
         }
-        TaskfenceConfig.Auth.Key key = auth.keys().get(owner);
-        if (key != null && key.maxUnfinished().isPresent()) {
-            return key.maxUnfinished();
-        }
-        return auth.maxUnfinished();
+        OptionalInt own = keys.limitsOf(owner).map(KeySettings::maxUnfinished).orElse(OptionalInt.empty());
+        return own.isPresent() ? own : keys.defaults().maxUnfinished();
     }
 
     /**

@@ -24,6 +24,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import io.taskfence.TaskfenceConfig;
+import io.taskfence.keys.KeyDirectory;
 import io.taskfence.store.FenceToken;
 import io.taskfence.store.StaleFenceException;
 import io.taskfence.store.TaskDatabase;
@@ -47,8 +48,8 @@ public class DispatchBatch {
     private final TransitionMeters meters;
     private final TypeLimits limits;
     private final RemoteTypes remote;
-    /** The keys whose share is not 1 ({@code taskfence.auth.keys.<name>.weight}); every other owner has 1. */
-    private final Map<String, Integer> weights;
+    /** The keys' weights ({@code taskfence.auth.keys.<name>.weight}, or a stored key's): their dispatch shares. */
+    private final KeyDirectory keys;
     /** Batches this replica's dispatch ran: the shift of the owners' rotation ({@link DueSelection#of}). */
     private final AtomicLong batches = new AtomicLong();
     /**
@@ -66,18 +67,13 @@ public class DispatchBatch {
     private volatile long skipHeldUntil = System.nanoTime();
 
     DispatchBatch(TaskDatabase database, TransitionMeters meters, TypeLimits limits, RemoteTypes remote,
-            TaskfenceConfig config) {
+            TaskfenceConfig config, KeyDirectory keys) {
         this.jobLockTimeout = config.jobLockTimeout();
         this.remote = remote;
         this.database = database;
         this.meters = meters;
         this.limits = limits;
-        this.weights = new TreeMap<>();
-        config.auth().keys().forEach((name, key) -> {
-            if (key.weight() != 1) {
-                weights.put(name, key.weight());
-            }
-        });
+        this.keys = keys;
     }
 
     /**
@@ -142,7 +138,7 @@ public class DispatchBatch {
                 plan.execute("set local enable_bitmapscan = off");
                 plan.execute("set local jit = off");
             }
-            DueSelection due = DueSelection.of(connection, room, limits, weights, batches.getAndIncrement(), limit,
+            DueSelection due = DueSelection.of(connection, room, limits, keys.weights(), batches.getAndIncrement(), limit,
                     groupCursors);
             // Each task's row is locked (by the update) before its tasks_due row (by the delete that reads the
             // update's output), the order in which the triggers of every other transition take them: a cancel

@@ -3,6 +3,6 @@
  * its batch), AttemptTransitions (a worker's attempt), OperatorControls (cancel), LeaseRecovery (recovery job); the SQL
  * they share is in TransitionSql.
  *
- * <p>May import handlers, store, task and types.
+ * <p>May import handlers, keys, store, task and types.
  */
 package io.taskfence.task.transition;
