@@ -1,6 +1,7 @@
 package io.taskfence.api;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,8 @@ public final class SubmissionChecks {
     /** The rule for a dedupe key, a submission's and a schedule's alike: a schedule's tasks share keys with submissions. */
     public static final String DEDUPE_KEY = "[\\x21-\\x7e]{1,200}";
     public static final String DEDUPE_KEY_RULE = "must be 1 to 200 visible ASCII characters";
+    /** The rule for a task's {@code timeout} and a schedule's ({@link Delay#PATTERN}); {@link #timeout} refuses zero. */
+    public static final String TIMEOUT_RULE = "must be a number of seconds or milliseconds, e.g. 30s or 500ms";
     /*
      * The instants runAt and deadline may name, inclusive. PostgreSQL refuses a year over 9999 as the batch
      * writes it (Instant's "+10000-...") and any year past 294276; before 1582-10-15 the JDBC Timestamp
@@ -118,6 +121,18 @@ public final class SubmissionChecks {
         if (!problems.isEmpty()) {
             throw Problems.unprocessable("payload", "payload of a '" + type + "' task: " + String.join("; ", problems));
         }
+    }
+
+    /** The attempt time-out {@code text} names (null for none): text that passed {@link #TIMEOUT_RULE}, not zero. */
+    public static Duration timeout(String text) {
+        if (text == null) {
+            return null;
+        }
+        Duration timeout = Delay.parse(text).orElseThrow();
+        if (timeout.isZero()) {
+            throw Problems.about("timeout", Status.BAD_REQUEST, "timeout must be at least 1ms");
+        }
+        return timeout;
     }
 
     /** An instant a task may name ({@link #EARLIEST} to {@link #LATEST}), {@code field} naming it in the refusal. */

@@ -5,6 +5,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -37,7 +39,7 @@ import io.taskfence.task.submit.JobSubmissions;
 public class Schedules {
 
     private static final String COLUMNS = "name, cron, cron_type, zone, type, payload, priority, max_attempts, paused, "
-            + "misfire, next_fire_at, version, created_at, updated_at, owner, dedupe_key, dedupe_mode";
+            + "misfire, next_fire_at, version, created_at, updated_at, owner, dedupe_key, dedupe_mode, timeout_ms";
 
     private final TaskDatabase database;
     private final JobSubmissions submissions;
@@ -68,11 +70,11 @@ public class Schedules {
         return database.inConnection(connection -> {
             try (PreparedStatement insert = connection.prepareStatement("insert into schedules (name, cron, cron_type, "
                     + "zone, type, payload, priority, max_attempts, paused, misfire, next_fire_at, dedupe_key, dedupe_mode, "
-                    + "owner) values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (name) do nothing "
-                    + "returning " + COLUMNS)) {
+                    + "timeout_ms, owner) values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (name) do "
+                    + "nothing returning " + COLUMNS)) {
                 insert.setString(1, schedule.name());
                 bindFields(insert, 2, schedule);
-                insert.setString(14, schedule.owner());
+                insert.setString(15, schedule.owner());
                 return first(insert);
             }
         });
@@ -106,11 +108,11 @@ public class Schedules {
         return database.inConnection(connection -> {
             try (PreparedStatement update = connection.prepareStatement("update schedules set cron = ?, cron_type = ?, "
                     + "zone = ?, type = ?, payload = ?::jsonb, priority = ?, max_attempts = ?, paused = ?, misfire = ?, "
-                    + "next_fire_at = ?, dedupe_key = ?, dedupe_mode = ?, version = version + 1, updated_at = now() "
-                    + "where name = ? and version = ? returning " + COLUMNS)) {
+                    + "next_fire_at = ?, dedupe_key = ?, dedupe_mode = ?, timeout_ms = ?, version = version + 1, "
+                    + "updated_at = now() where name = ? and version = ? returning " + COLUMNS)) {
                 bindFields(update, 1, changed);
-                update.setString(13, changed.name());
-                update.setLong(14, changed.version());
+                update.setString(14, changed.name());
+                update.setLong(15, changed.version());
                 return first(update);
             }
         });
@@ -167,13 +169,16 @@ public class Schedules {
     private OccurrenceTasks insertTasks(Connection connection, Schedule schedule, FirePlan plan) throws SQLException {
         List<NewTask> occurrences = plan.occurrences().stream().map(at -> new NewTask(schedule.type(),
                 schedule.payload(), schedule.maxAttempts(), schedule.priority(), at, null, schedule.keyOf(at))
-                .ownedBy(schedule.owner()).deduplicatedBy(schedule.dedupe())).toList();
+                .ownedBy(schedule.owner()).deduplicatedBy(schedule.dedupe()).timingOutAfter(schedule.timeout())).toList();
         return submissions.submitOccurrences(connection, occurrences);
     }
 
     // ---- plumbing
 
-    /** The fields after the name, from {@code first} on: cron ... next_fire_at, dedupe_key, dedupe_mode (12 parameters). */
+    /**
+     * The fields after the name, from {@code first} on: cron ... next_fire_at, dedupe_key, dedupe_mode, timeout_ms (13
+     * parameters).
+     */
     private void bindFields(PreparedStatement statement, int first, Schedule schedule) throws SQLException {
         statement.setString(first, schedule.cron());
         statement.setString(first + 1, schedule.cronType().id());
@@ -188,6 +193,7 @@ public class Schedules {
         statement.setString(first + 10, schedule.dedupe() == null ? null : schedule.dedupe().key());
         statement.setString(first + 11, schedule.dedupe() == null ? null : schedule.dedupe().mode().name().toLowerCase(
                 Locale.ROOT));
+        statement.setObject(first + 12, schedule.timeout() == null ? null : schedule.timeout().toMillis(), Types.BIGINT);
     }
 
     private Optional<Schedule> first(PreparedStatement statement) throws SQLException {
@@ -204,7 +210,7 @@ public class Schedules {
                         row.getInt("max_attempts"), row.getBoolean("paused"),
                         Misfire.of(row.getString("misfire")).orElseThrow(), instant(row, "next_fire_at"),
                         row.getLong("version"), instant(row, "created_at"), instant(row, "updated_at"),
-                        row.getString("owner"), dedupe(row)));
+                        row.getString("owner"), dedupe(row), timeout(row)));
             }
         }
         return schedules;
@@ -214,6 +220,11 @@ public class Schedules {
         String mode = row.getString("dedupe_mode");
         return mode == null ? null : new NewTask.Dedupe(row.getString("dedupe_key"),
                 NewTask.Dedupe.Mode.valueOf(mode.toUpperCase(Locale.ROOT)), null, null);
+    }
+
+    private static Duration timeout(ResultSet row) throws SQLException {
+        Long millis = row.getObject("timeout_ms", Long.class);
+        return millis == null ? null : Duration.ofMillis(millis);
     }
 
     private static Instant instant(ResultSet row, String column) throws SQLException {

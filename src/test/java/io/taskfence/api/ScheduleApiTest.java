@@ -82,6 +82,29 @@ class ScheduleApiTest {
     }
 
     @Test
+    void aSchedulesTimeoutIsShownChangedAndRemovedAndAZeroOrMalformedOneIsRefused() {
+        String body = "{\"name\":\"" + name + "\",\"cron\":\"*/5 * * * *\",\"type\":\"noop\",\"payload\":{}";
+        refused(body + ",\"timeout\":\"0s\"}", 400, "timeout", "timeout must be at least 1ms");
+        violation(body + ",\"timeout\":\"30\"}", "timeout", "must be a number of seconds or milliseconds");
+        violation(body + ",\"timeout\":\"none\"}", "timeout", "must be a number of seconds or milliseconds");
+        admin().body(body + ",\"timeout\":\"30s\"}").post("/api/v1/schedules").then().statusCode(201)
+                .body("timeout", is("30s"));
+        admin().body("{\"timeout\":\"1500ms\"}").patch("/api/v1/schedules/{name}", name).then().statusCode(200)
+                .body("timeout", is("1500ms"));
+        admin().body("{\"priority\":3}").patch("/api/v1/schedules/{name}", name).then().statusCode(200)
+                .body("timeout", is("1500ms"));
+        admin().body("{\"timeout\":\"0ms\"}").patch("/api/v1/schedules/{name}", name).then().statusCode(400)
+                .body("field", is("timeout"));
+        admin().body("{\"timeout\":\"2m\"}").patch("/api/v1/schedules/{name}", name).then().statusCode(400)
+                .body("violations[0].field", is("timeout"))
+                .body("violations[0].message", is("must be a number of seconds or milliseconds, e.g. 30s or 500ms, or none"));
+        admin().get("/api/v1/schedules/{name}", name).then().statusCode(200).body("timeout", is("1500ms"));
+        admin().body("{\"timeout\":\"none\"}").patch("/api/v1/schedules/{name}", name).then().statusCode(200)
+                .body("timeout", nullValue());
+        assertEquals(0, Sql.count(db, "select count(*) from schedules where name = ? and timeout_ms is not null", name));
+    }
+
+    @Test
     void aCreatedScheduleShowsItsDefaultsAndNextFiveFireTimes() {
         Instant before = Instant.now();
         ValidatableResponse created = admin().body("{\"name\":\"" + name + "\",\"cron\":\"*/5 * * * *\",\"type\":\"noop\","

@@ -1,6 +1,7 @@
 package io.taskfence.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
@@ -105,6 +106,19 @@ class ScheduleOccurrencesTest {
         assertEquals(1, materialiser.materialiseDue(fence, null, T.plusMillis(80_500)), "dispatched: a new task");
         assertEquals(Map.of(schedule.keyOf(T), T, schedule.keyOf(T.plusSeconds(80)), T.plusSeconds(80)),
                 tasksOf(schedule.name()));
+    }
+
+    /** A schedule's timeout goes to each task it makes, as a submission's timeout; without one, its tasks have none. */
+    @Test
+    void aSchedulesTimeoutIsWhatItsTasksAskForTheirAttempts() {
+        Schedule timed = schedules.create(new Schedule("timed-" + suffix(), "*/20 * * * * ?",
+                CronType.detect("*/20 * * * * ?"), ZoneOffset.UTC, "noop", JsonNodeFactory.instance.objectNode(), 0, 2,
+                false, Misfire.SKIP, T, 0, null, null, null).timingOutAfter(Duration.ofSeconds(30))).orElseThrow();
+        assertEquals(Duration.ofSeconds(30), stored(timed.name()).timeout());
+        Schedule untimed = create("untimed-" + suffix(), "*/20 * * * * ?", Misfire.SKIP, T);
+        assertEquals(2, materialiser.materialiseDue(fence(1, "a"), null, T.plusMillis(500)));
+        assertEquals("30000", Sql.value(db, "select timeout_ms from tasks where idempotency_key = ?", timed.keyOf(T)));
+        assertNull(Sql.value(db, "select timeout_ms from tasks where idempotency_key = ?", untimed.keyOf(T)));
     }
 
     /** With replace, the last occurrence is made, and a later one moves the waiting task to its time. */

@@ -11,6 +11,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.taskfence.api.Delay;
 import io.taskfence.api.SubmissionChecks;
 
 /**
@@ -50,5 +51,10 @@ public record SchedulePatch(
 
         @Valid
         @Schema(description = "the dedupe its tasks are submitted with from now on; mode none removes it")
-        ScheduleRequest.Dedupe dedupe) {
+        ScheduleRequest.Dedupe dedupe,
+
+        @Pattern(regexp = Delay.PATTERN + "|none", message = SubmissionChecks.TIMEOUT_RULE + ", or none")
+        @Schema(description = "the timeout its tasks ask for from now on; none removes it (the type's applies)",
+                examples = "30s")
+        String timeout) {
 }

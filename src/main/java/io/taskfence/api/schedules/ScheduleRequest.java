@@ -14,6 +14,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.taskfence.api.Delay;
 import io.taskfence.api.SubmissionChecks;
 import io.taskfence.task.submit.NewTask;
 
@@ -64,7 +65,12 @@ public record ScheduleRequest(
         @Valid
         @Schema(description = "a dedupe key its tasks are submitted with: an occurrence makes no task while the key "
                 + "holds one that has not started; none when absent")
-        Dedupe dedupe) {
+        Dedupe dedupe,
+
+        @Pattern(regexp = Delay.PATTERN, message = SubmissionChecks.TIMEOUT_RULE)
+        @Schema(description = "how long each attempt of its tasks may take, <n>s or <n>ms, as a submission's timeout "
+                + "(capped at the type's); the type's when absent", examples = "30s")
+        String timeout) {
 
     /** A schedule's {@code dedupe}: a task submission's, without debounce (its tasks run at their occurrences). */
     @Schema(name = "ScheduleDedupe", description = "while the key holds a task that has not started, an occurrence "

@@ -2,6 +2,7 @@ package io.taskfence.api.schedules;
 
 import java.net.URI;
 import java.time.DateTimeException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Optional;
@@ -96,7 +97,8 @@ public class ScheduleResource {
                 Optional.ofNullable(body.maxAttempts()).orElse(defaultMaxAttempts),
                 Optional.ofNullable(body.paused()).orElse(false),
                 Optional.ofNullable(body.misfire()).orElse(Misfire.SKIP.id()), KeyOwner.of(identity).name(),
-                body.dedupe() == null ? null : body.dedupe().of(body.name())), now, 0);
+                body.dedupe() == null ? null : body.dedupe().of(body.name()),
+                SubmissionChecks.timeout(body.timeout())), now, 0);
         firesAgain(schedule, now);
         Schedule created = schedules.create(schedule).orElseThrow(() -> Problems.about("name", Status.CONFLICT,
                 "a schedule named '" + body.name() + "' exists already; PATCH it, or DELETE it first"));
@@ -149,7 +151,9 @@ public class ScheduleResource {
                     Optional.ofNullable(body.maxAttempts()).orElse(stored.maxAttempts()),
                     Optional.ofNullable(body.paused()).orElse(stored.paused()),
                     Optional.ofNullable(body.misfire()).orElse(stored.misfire().id()), stored.owner(),
-                    body.dedupe() == null ? stored.dedupe() : body.dedupe().of(name));
+                    body.dedupe() == null ? stored.dedupe() : body.dedupe().of(name),
+                    body.timeout() == null ? stored.timeout()
+                            : "none".equals(body.timeout()) ? null : SubmissionChecks.timeout(body.timeout()));
             Instant now = schedules.now();
             Schedule changed = checked(draft, now, stored.version());
             boolean startOver = !changed.cron().equals(stored.cron()) || changed.cronType() != stored.cronType()
@@ -158,7 +162,7 @@ public class ScheduleResource {
                 firesAgain(changed, now);
             } else {
                 // Keeps its place, even one whose cron has run out: such a schedule can still be paused or edited.
-                changed = withNextFireAt(changed, stored.nextFireAt());
+                changed = changed.firingNextAt(stored.nextFireAt());
             }
             Optional<Schedule> updated = schedules.update(changed);
             if (updated.isPresent()) {
@@ -186,7 +190,8 @@ public class ScheduleResource {
 
     /** A schedule's fields as the request gives them, not yet checked; {@code owner} is the key that made it. */
     private record Draft(String name, String cron, String cronType, String zone, String type, JsonNode payload,
-            int priority, int maxAttempts, boolean paused, String misfire, String owner, NewTask.Dedupe dedupe) {
+            int priority, int maxAttempts, boolean paused, String misfire, String owner, NewTask.Dedupe dedupe,
+            Duration timeout) {
     }
 
     /**
@@ -212,7 +217,7 @@ public class ScheduleResource {
         checks.priorityAllowed(draft.priority(), draft.owner());
         return new Schedule(draft.name(), draft.cron(), type, zone, draft.type(), (ObjectNode) draft.payload(),
                 draft.priority(), draft.maxAttempts(), draft.paused(), Misfire.of(draft.misfire()).orElseThrow(),
-                cron.after(now).orElse(null), version, null, null, draft.owner()).deduplicatedBy(draft.dedupe());
+                cron.after(now).orElse(null), version, null, null, draft.owner(), draft.dedupe(), draft.timeout());
     }
 
     /** A schedule that is made, or starts over, must have an occurrence to come. */
@@ -220,13 +225,6 @@ public class ScheduleResource {
         if (schedule.nextFireAt() == null) {
             throw Problems.unprocessable("cron", "cron '" + schedule.cron() + "' does not fire after " + now);
         }
-    }
-
-    private static Schedule withNextFireAt(Schedule schedule, Instant nextFireAt) {
-        return new Schedule(schedule.name(), schedule.cron(), schedule.cronType(), schedule.zone(), schedule.type(),
-                schedule.payload(), schedule.priority(), schedule.maxAttempts(), schedule.paused(), schedule.misfire(),
-                nextFireAt, schedule.version(), schedule.createdAt(), schedule.updatedAt(), schedule.owner())
-                .deduplicatedBy(schedule.dedupe());
     }
 
     private static ProblemException notFound(String name) {

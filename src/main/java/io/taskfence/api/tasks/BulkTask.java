@@ -74,7 +74,7 @@ public record BulkTask(
                 + "through a task of the built-in type callback")
         CallbackRequest callback,
 
-        @Pattern(regexp = Delay.PATTERN, message = NewTasks.TIMEOUT_RULE)
+        @Pattern(regexp = Delay.PATTERN, message = SubmissionChecks.TIMEOUT_RULE)
         @Schema(description = "how long each attempt may take, <n>s or <n>ms: a local handler is then interrupted, a "
                 + "remote worker's claim superseded, and the attempt fails 'timed out after ...' (retried as any "
                 + "failure); capped at the type's timeout, which applies when absent", examples = "30s")

@@ -49,8 +49,6 @@ final class NewTasks {
     /** The rule for a task's {@code concurrencyKey}. */
     static final String CONCURRENCY_KEY = IDEMPOTENCY_KEY;
     static final String CONCURRENCY_KEY_RULE = IDEMPOTENCY_KEY_RULE;
-    /** The rule for a task's {@code timeout}; {@link #newTask} refuses a zero one. */
-    static final String TIMEOUT_RULE = "must be a number of seconds or milliseconds, e.g. 30s or 500ms";
     /** The rule for a dedupe's {@code period} and {@code maxWait}; {@link #dedupe} bounds them. */
     static final String SPAN_RULE = "must be a number of milliseconds, seconds, minutes or hours, e.g. 500ms, 5s, 1m, 2h";
     /** The longest a dedupe's period or maxWait may be. */
@@ -163,10 +161,7 @@ final class NewTasks {
         if (body.deadline() != null && body.runAt() != null && !body.deadline().isAfter(body.runAt())) {
             throw Problems.about("deadline", Status.BAD_REQUEST, "deadline must be after runAt");
         }
-        Duration timeout = body.timeout() == null ? null : Delay.parse(body.timeout()).orElseThrow();
-        if (timeout != null && timeout.isZero()) {
-            throw Problems.about("timeout", Status.BAD_REQUEST, "timeout must be at least 1ms");
-        }
+        Duration timeout = SubmissionChecks.timeout(body.timeout());
         return new NewTask(body.type(), (ObjectNode) body.payload(),
                 Optional.ofNullable(body.maxAttempts()).orElse(config.retry().maxAttempts()),
                 priority, body.runAt(), body.deadline(), idempotencyKey).ownedBy(owner).inGroup(body.concurrencyKey())
