@@ -1,10 +1,12 @@
 package io.taskfence.jobs;
 
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +31,7 @@ import io.taskfence.queue.TaskQueue;
 import io.taskfence.task.Sql;
 import io.taskfence.task.TaskTransitions;
 import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.testing.TestServers;
 
 /**
@@ -42,6 +45,13 @@ import io.taskfence.testing.TestServers;
 class QueueDepthTest {
 
     static final int MAX_DEPTH = 50;
+    static final Duration RECOVERY_INTERVAL = Duration.ofSeconds(1);
+    /**
+     * Well above the longest a busy machine may take from a dispatch's transaction to its push: a task recovery
+     * returned before its message was pushed would leave that message here for good (no worker reads it), and the
+     * queue would never match the table.
+     */
+    static final Duration ENQUEUED_TIMEOUT = Duration.ofSeconds(5);
 
     public static final class DispatchWithoutWorkers implements QuarkusTestProfile {
         @Override
@@ -49,8 +59,8 @@ class QueueDepthTest {
             return Map.of("taskfence.dispatch.enabled", "true",
                     "taskfence.dispatch.max-queue-depth", Integer.toString(MAX_DEPTH),
                     "taskfence.lock.lease", "3s",
-                    "taskfence.recovery.interval", "1s",
-                    "taskfence.recovery.enqueued-timeout", "2s");
+                    "taskfence.recovery.interval", RECOVERY_INTERVAL.toMillis() + "ms",
+                    "taskfence.recovery.enqueued-timeout", ENQUEUED_TIMEOUT.toMillis() + "ms");
         }
     }
 
@@ -67,23 +77,24 @@ class QueueDepthTest {
 
     @Test
     void theQueueNeverHoldsMoreThanItsDepthAndWaitingTasksAreNotTakenForLost() throws Exception {
-        // The stream is the test run's, not this schema's: messages an earlier test class's profile left in it
-        // (its workers stopped with entries unread) would count against this depth.
-        redis.key().del(settings.keyPrefix() + ":queue:{" + TaskQueue.DISPATCH_LOCK + "}");
-        // The tables are shared too: what other classes left unfinished would be dispatched, expired or cancelled
-        // by their leftover schedules and actions while this test compares the queue with the table (once, in
-        // CI, they stayed unequal for 20 s; the failure now names the rows).
-        Sql.run(db, "update tasks set status = 'CANCELLED' where status not in ('SUCCEEDED', 'DEAD', 'CANCELLED')");
-        List<UUID> ids = new ArrayList<>();
-        for (int i = 0; i < 200; i++) {
-            ids.add(transitions.submit(new NewTask("noop", JsonNodeFactory.instance.objectNode(), 3, 0, null, null, null))
-                    .task().id());
-        }
-        await().atMost(Duration.ofSeconds(20)).until(() -> queue.depth() == MAX_DEPTH);
+        // This profile is this class's alone: its application starts with a schema and a key prefix of its own (the
+        // test resources start again with each profile), so the table and the stream hold only what it makes here.
+
+        // In one transaction, so that dispatch finds all 200 due at once and fills the queue in one batch. One by one,
+        // a dispatch between two submissions could take fewer than the depth (over half of it), then wait for workers
+        // (none here) to make room for a whole refill, leaving the queue short of its depth: CI's busy machine once
+        // did so, and a busy-looping machine here (`while :; do :; done`, four of them) again, one run of three.
+        List<UUID> ids = transitions.submitAll(Collections.nCopies(200,
+                new NewTask("noop", JsonNodeFactory.instance.objectNode(), 3, 0, null, null, null))).stream()
+                .map(submitted -> ((Submission) submitted).task().id()).toList();
+        await().atMost(Duration.ofSeconds(20)).until(queue::depth, equalTo((long) MAX_DEPTH)); // says the depth if not
         awaitQueueMatchingTable();
 
-        // Several recovery runs later (ENQUEUED for longer than the 2 s time-out), nothing has moved.
-        Thread.sleep(5_000);
+        // Two recovery runs after every ENQUEUED task has passed the time-out (by PostgreSQL's clock, which recovery
+        // goes by), nothing has moved.
+        await().atMost(Duration.ofSeconds(30)).until(() -> Sql.count(db, "select count(*) from tasks where status = "
+                + "'ENQUEUED' and updated_at > now() - ? * interval '1 millisecond'",
+                ENQUEUED_TIMEOUT.plus(RECOVERY_INTERVAL.multipliedBy(2)).toMillis()) == 0);
         assertEquals(MAX_DEPTH, queue.depth(), "dispatch went past the queue's depth");
         assertEquals(queue.queuedTaskIds(), enqueuedTasks(), "every ENQUEUED task has its message, and no other is queued");
         assertEquals(0, Sql.count(db, "select count(*) from tasks where id = any(?) and enqueues > 1",
