@@ -2,7 +2,7 @@
 // each with its progress (items ended of items), refreshed every few seconds until the batch is complete; an open
 // batch can be closed (POST /api/v1/batches/{id}/close). Its tasks are the Tasks page filtered by the batch.
 import { get, post, query } from './api.js';
-import { fill, h, message, time } from './dom.js';
+import { fill, h, message, refreshing, time } from './dom.js';
 
 const REFRESH_MS = 3000;
 
@@ -11,7 +11,7 @@ export function renderList(main) {
   fill(main, h('h1', {}, 'Batches'),
     h('p', { class: 'help' }, 'Tasks submitted as one batch, and the then task that runs once all of them have ended.'),
     listing);
-  return refreshing(async () => {
+  return refreshing(REFRESH_MS, async () => {
     const page = await get('/batches?limit=50');
     listing.removeAttribute('aria-busy');
     fill(listing, page.items.length
@@ -38,35 +38,11 @@ export function render(main, parameters, id) {
   fill(main, h('p', {}, h('a', { href: '#/batches' }, '← Batches')), h('h1', {}, 'Batch ', h('code', {}, id)),
     outcome, details);
   const path = `/batches/${encodeURIComponent(id)}`;
-  return refreshing(async () => {
+  return refreshing(REFRESH_MS, async () => {
     const batch = await get(path);
     showBatch(details, outcome, batch, path);
     return batch.status !== 'COMPLETE';
   }, (refused) => fill(details, message('problem', refused.message)));
-}
-
-/** Runs `load` now and again every REFRESH_MS while it answers true; answers the function that stops it. */
-function refreshing(load, failed) {
-  let stopped = false;
-  let timer = null;
-  const refresh = async () => {
-    let again = false;
-    try {
-      again = await load();
-    } catch (refused) {
-      if (!stopped) {
-        failed(refused);
-      }
-    }
-    if (again && !stopped) {
-      timer = setTimeout(refresh, REFRESH_MS);
-    }
-  };
-  refresh();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
 }
 
 function ended(batch) {

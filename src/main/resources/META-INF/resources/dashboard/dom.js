@@ -61,4 +61,34 @@ export function time(iso) {
   return h('time', { datetime: iso, title: iso }, Number.isNaN(at.getTime()) ? iso : at.toLocaleString());
 }
 
+/**
+ * Runs `load` now, and again `ms` after each run that answered true, until the function it answers is called (the page
+ * is left). `load` gets a function telling whether that has happened meanwhile: an answer that comes after it is not
+ * drawn. A run that throws is handed to `failed` (unless the page was left) and not repeated.
+ */
+export function refreshing(ms, load, failed = () => {}) {
+  let stopped = false;
+  let timer = null;
+  const isStopped = () => stopped;
+  const run = async () => {
+    timer = null;
+    let again = false;
+    try {
+      again = await load(isStopped);
+    } catch (refused) {
+      if (!stopped) {
+        failed(refused);
+      }
+    }
+    if (again && !stopped) {
+      timer = setTimeout(run, ms);
+    }
+  };
+  run();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
 export const STATUSES = ['WAITING', 'PENDING', 'ENQUEUED', 'PROCESSING', 'SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'];

@@ -3,7 +3,7 @@
 // shows the same charts, and in the tab's session storage, so the next page starts with it. Shown by the overview and
 // a type's page.
 import { ApiError, get, query, session } from './api.js';
-import { fill, h, message } from './dom.js';
+import { fill, h, message, refreshing } from './dom.js';
 import { formatValue, lineChart, swatch } from './chart.js';
 
 const REFRESH_MS = 30000;
@@ -50,22 +50,19 @@ export function historyCard({ type = null, range, address, heading }) {
       id: `range-${each.name}`, class: 'range', 'aria-current': each === range ? 'true' : null }, each.label)))),
   status, charts);
 
-  let timer = null;
-  let stopped = false;
-  const refresh = async () => {
-    timer = null;
+  const stop = refreshing(REFRESH_MS, async (stopped) => {
     const to = new Date();
     const from = new Date(to.getTime() - range.ms);
     try {
       const answer = await get(`/stats/history${query({ type, from: from.toISOString(), to: to.toISOString(), step: range.step })}`);
-      if (stopped) {
-        return;
+      if (stopped()) {
+        return false;
       }
       draw(charts, answer, range);
       status.textContent = folded(answer.foldedUntil);
     } catch (refused) {
-      if (stopped) {
-        return;
+      if (stopped()) {
+        return false;
       }
       const text = refused instanceof ApiError && refused.status === 404 && !charts.querySelector('svg')
         ? 'Not available on this server (GET /api/v1/stats/history answers 404).'
@@ -73,18 +70,9 @@ export function historyCard({ type = null, range, address, heading }) {
       fill(status, message('problem', text));
     }
     charts.removeAttribute('aria-busy');
-    if (!stopped) {
-      timer = setTimeout(refresh, REFRESH_MS);
-    }
-  };
-  refresh();
-  return {
-    element,
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+    return true;
+  });
+  return { element, stop };
 }
 
 /** foldedUntil: the history holds the work the service had written before it. */

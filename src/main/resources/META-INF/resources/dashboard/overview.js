@@ -1,7 +1,7 @@
 // Overview: GET /api/v1/stats and GET /api/v1/schedules every few seconds (admin keys; a submit key gets a message
 // instead), and the history's charts over the chosen range (history.js; a submit key's are of its own tasks).
 import { ApiError, get, session } from './api.js';
-import { STATUSES, fill, h, message } from './dom.js';
+import { STATUSES, fill, h, message, refreshing } from './dom.js';
 import { chosenRange, historyCard } from './history.js';
 
 const REFRESH_MS = 3000;
@@ -18,38 +18,31 @@ export function render(main, parameters) {
   const below = h('div', { class: 'slot' });
   fill(main, h('h1', {}, 'Overview'), updated, problem, fill(body, above, history.element, below));
 
-  let timer = null;
-  let stopped = false;
-  const refresh = async () => {
-    timer = null;
+  const stop = refreshing(REFRESH_MS, async (stopped) => {
     try {
       const [stats, schedules] = await Promise.all([get('/stats'), get('/schedules').catch(() => null)]);
-      if (stopped) {
-        return;
+      if (stopped()) {
+        return false;
       }
       fill(problem);
       draw(body, above, below, stats, schedules?.schedules ?? null);
       updated.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${REFRESH_MS / 1000} s.`;
     } catch (refused) {
-      if (stopped) {
-        return;
+      if (stopped()) {
+        return false;
       }
       if (refused instanceof ApiError && refused.status === 403) {
         updated.textContent = '';
         fill(problem, message('info', 'Cluster statistics are for admin keys. Your own tasks are listed under Tasks.'),
           h('p', {}, h('a', { href: '#/tasks' }, 'See your tasks')));
-        return; // a submit key never gets them: no point asking again
+        return false; // a submit key never gets them: no point asking again
       }
       fill(problem, message('problem', `Could not read the statistics: ${refused.message}`));
     }
-    if (!stopped) {
-      timer = setTimeout(refresh, REFRESH_MS);
-    }
-  };
-  refresh();
+    return true;
+  });
   return () => {
-    stopped = true;
-    clearTimeout(timer);
+    stop();
     history.stop();
   };
 }

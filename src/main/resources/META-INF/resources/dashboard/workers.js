@@ -3,7 +3,7 @@
 // the types its last claim request named, the claims it holds now, and how long ago it last got a task, sent a
 // heartbeat and called (the full time in the title). An older server answers 404, and the page says so.
 import { get } from './api.js';
-import { fill, h, message } from './dom.js';
+import { fill, h, message, refreshing } from './dom.js';
 
 const REFRESH_MS = 5000;
 
@@ -16,14 +16,11 @@ export function render(main) {
       + 'A worker is its key and the name it claims with.'),
     updated, problem, listing);
 
-  let timer = null;
-  let stopped = false;
-  const refresh = async () => {
-    timer = null;
+  return refreshing(REFRESH_MS, async (stopped) => {
     try {
       const answer = await get('/workers');
-      if (stopped) {
-        return;
+      if (stopped()) {
+        return false;
       }
       const now = Date.now();
       listing.removeAttribute('aria-busy');
@@ -32,28 +29,21 @@ export function render(main) {
         : message('info', 'No remote worker called in the last hour.'));
       updated.textContent = `Updated ${new Date(now).toLocaleTimeString()}; refreshes every ${REFRESH_MS / 1000} s.`;
     } catch (refused) {
-      if (stopped) {
-        return;
+      if (stopped()) {
+        return false;
       }
       listing.removeAttribute('aria-busy');
       if (refused.status === 404) {
         updated.textContent = '';
         fill(listing, h('p', { class: 'info unavailable', role: 'status' },
           'Not available on this server yet (GET /api/v1/workers answers 404).'));
-        return; // no point asking again
+        return false; // no point asking again
       }
       // The last listing stays, under the problem, until a refresh succeeds.
       fill(problem, message('problem', `Could not read the workers: ${refused.message}`));
     }
-    if (!stopped) {
-      timer = setTimeout(refresh, REFRESH_MS);
-    }
-  };
-  refresh();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+    return true;
+  });
 }
 
 function table(workers, now) {
