@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import io.taskfence.task.Sql;
 import io.taskfence.task.query.TaskQueries;
@@ -171,25 +173,51 @@ class DeclaredTypesTest {
     }
 
     /**
-     * A type taken back where this replica has not heard of it yet (as by another replica whose announcement did not
-     * come) is refused at submission, single, in a batch, or as a then task: nothing would run it.
+     * A type taken back after this replica checked a submission against it (as by another replica whose announcement
+     * did not come yet) is refused when the submission is stored, single, in a batch, or as a then task: nothing would
+     * run it. Here a transaction deletes the type's row, as a take-back does, and commits only once the submission,
+     * its checks passed (the row is still there for them), waits for that row ({@link RemoteTypes#lockDeclared}).
      */
     @Test
-    void aSubmissionOfATypeTakenBackMeanwhileIsRefused() {
-        admin().contentType("application/json").body("{\"remote\":true}").put("/api/v1/types/render").then()
-                .statusCode(201);
-        Sql.run(db, "delete from remote_types where type = 'render'"); // this replica still knows it
+    void aSubmissionOfATypeTakenBackMeanwhileIsRefused() throws Exception {
         long before = Sql.count(db, "select count(*) from tasks where type = 'render'");
 
-        submitter().body("{\"type\":\"render\",\"payload\":{}}").post("/api/v1/tasks").then().statusCode(422)
-                .contentType("application/problem+json").body("field", is("type"))
+        takenBackUnder(() -> submitter().body("{\"type\":\"render\",\"payload\":{}}").post("/api/v1/tasks"))
+                .then().statusCode(422).contentType("application/problem+json").body("field", is("type"))
                 .body("detail", containsString("task type 'render' was taken back"));
-        submitter().body("{\"tasks\":[{\"type\":\"noop\",\"payload\":{}},{\"type\":\"render\",\"payload\":{}}]}")
-                .post("/api/v1/tasks/batch").then().statusCode(200).body("created", is(1))
-                .body("items[1].status", is(422)).body("items[1].problem.field", is("tasks[1].type"));
-        submitter().body("{\"tasks\":[{\"type\":\"noop\",\"payload\":{}}],\"then\":{\"type\":\"render\",\"payload\":{}}}")
-                .post("/api/v1/tasks/batch").then().statusCode(422).body("field", is("then.type"));
+        takenBackUnder(() -> submitter().body("{\"tasks\":[{\"type\":\"noop\",\"payload\":{}},"
+                + "{\"type\":\"render\",\"payload\":{}}]}").post("/api/v1/tasks/batch"))
+                .then().statusCode(200).body("created", is(1)).body("items[1].status", is(422))
+                .body("items[1].problem.field", is("tasks[1].type"))
+                .body("items[1].problem.detail", containsString("was taken back"));
+        takenBackUnder(() -> submitter().body("{\"tasks\":[{\"type\":\"noop\",\"payload\":{}}],"
+                + "\"then\":{\"type\":\"render\",\"payload\":{}}}").post("/api/v1/tasks/batch"))
+                .then().statusCode(422).body("field", is("then.type"))
+                .body("detail", containsString("was taken back"));
         assertEquals(before, Sql.count(db, "select count(*) from tasks where type = 'render'"));
+    }
+
+    /** Declares 'render', then answers {@code submission} made while a transaction takes the type's row away. */
+    private Response takenBackUnder(Supplier<Response> submission) throws Exception {
+        admin().contentType("application/json").body("{\"remote\":true}").put("/api/v1/types/render").then()
+                .statusCode(201);
+        try (Connection takeBack = db.getConnection()) {
+            takeBack.setAutoCommit(false);
+            try (Statement delete = takeBack.createStatement()) {
+                delete.execute("set local idle_in_transaction_session_timeout = 0");
+                delete.execute("delete from remote_types where type = 'render'");
+            }
+            CompletableFuture<Response> answer = CompletableFuture.supplyAsync(submission);
+            long until = System.nanoTime() + WAIT.toNanos();
+            while (Sql.count(db, "select count(*) from pg_stat_activity where wait_event_type = 'Lock' "
+                    + "and query like '%from remote_types%' and query not like '%pg_stat_activity%'") == 0) {
+                assertTrue(System.nanoTime() < until && !answer.isDone(), "the submission did not wait for the row: "
+                        + (answer.isDone() ? answer.join().asString() : "still nothing"));
+                Thread.sleep(10);
+            }
+            takeBack.commit();
+            return answer.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
     }
 
     @Test
