@@ -10,9 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 import jakarta.inject.Inject;
@@ -20,7 +18,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
@@ -39,20 +36,8 @@ import io.taskfence.testing.WorkerApiCalls;
  */
 @QuarkusTest
 @TestServers
-@TestProfile(AttemptTimeoutTest.TimedTypes.class)
+@TestProfile(TimedAndProgressingTypes.class)
 class AttemptTimeoutTest {
-
-    /** {@link RunningTasksProfile}, with {@code sleep} and the remote type {@code encode} timing out after a second. */
-    public static final class TimedTypes implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            Map<String, String> settings = new HashMap<>(new RunningTasksProfile().getConfigOverrides());
-            settings.put("taskfence.types.sleep.timeout", "1s");
-            settings.put("taskfence.types.encode.remote", "true");
-            settings.put("taskfence.types.encode.timeout", "1s");
-            return settings;
-        }
-    }
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 

@@ -9,9 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -23,7 +21,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
@@ -42,19 +39,8 @@ import io.taskfence.testing.WorkerApiCalls;
  */
 @QuarkusTest
 @TestServers
-@TestProfile(TaskProgressTest.ProgressingTypes.class)
+@TestProfile(TimedAndProgressingTypes.class)
 class TaskProgressTest {
-
-    /** {@link RunningTasksProfile}, with the {@code progressing} handler and the remote type {@code render}. */
-    public static final class ProgressingTypes implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            Map<String, String> settings = new HashMap<>(new RunningTasksProfile().getConfigOverrides());
-            settings.put(ProgressingHandler.ENABLED, "true");
-            settings.put("taskfence.types.render.remote", "true");
-            return settings;
-        }
-    }
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 
