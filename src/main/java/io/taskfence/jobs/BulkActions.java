@@ -24,7 +24,7 @@ import io.taskfence.task.action.TaskActions;
  * Works through the running bulk actions, on one replica at a time (DESIGN.md, "Bulk actions"): every
  * {@code taskfence.actions.interval}, a fenced batch at a time, the keys taking turns ({@link ActionTurns}), until no
  * action has more, the lease is lost or the run has taken an interval, which is looked at before every batch (the
- * next run carries on where the last batch ended).
+ * next run carries on where the last batch ended, and its turns start after the key that had the last).
  */
 @ApplicationScoped
 class BulkActions {
@@ -40,6 +40,8 @@ class BulkActions {
      * a wait of taskfence.job-lock-timeout (longer than a run's budget by default) does not spend each run on them.
      */
     private final Set<UUID> metHeldRows = ConcurrentHashMap.newKeySet();
+    /** The last turn of this replica's last run: the next run's turns start after its key. */
+    private volatile ActionTurns.Turn lastTurn;
 
     BulkActions(FencedJobs jobs, TaskActions actions, TaskfenceConfig config) {
         this.jobs = jobs;
@@ -64,9 +66,9 @@ class BulkActions {
         List<TaskActions.RunningAction> running = new ArrayList<>(actions.running());
         metHeldRows.retainAll(running.stream().map(TaskActions.RunningAction::id).toList());
         running.sort(Comparator.comparing(action -> metHeldRows.contains(action.id()))); // stable: false first
-        ActionTurns turns = new ActionTurns(running);
+        ActionTurns turns = new ActionTurns(running, lastTurn);
         while (!turns.isEmpty() && held.mayGoOnUntil(stopAt)) {
-            turns.takeTurn(action -> {
+            lastTurn = turns.takeTurn(action -> {
                 boolean more;
                 try {
                     more = actions.step(fence, action, batchSize);

@@ -32,15 +32,40 @@ class ActionTurnsTest {
         running.add(new TaskActions.RunningAction(ofNoKey, null));
         batchesLeft.put(ofNoKey, 1);
 
-        ActionTurns turns = new ActionTurns(running);
+        ActionTurns turns = new ActionTurns(running, null);
         List<UUID> order = new ArrayList<>();
         while (!turns.isEmpty()) {
-            order.add(turns.takeTurn(action -> batchesLeft.merge(action, -1, Integer::sum) > 0));
+            order.add(turns.takeTurn(action -> batchesLeft.merge(action, -1, Integer::sum) > 0).action());
         }
 
         assertEquals(List.of(ofA.get(0), ofB, ofNoKey, ofA.get(1), ofB, ofA.get(2), ofA.get(3), ofA.get(4), ofA.get(0)),
                 order.subList(0, 9), "keys in turn, a key's actions in rotation");
         assertEquals(5 * 3 + 2 + 1, order.size(), "each batch once");
         assertTrue(batchesLeft.values().stream().allMatch(left -> left == 0));
+    }
+
+    /**
+     * A run may end after one batch (a batch that took the run's whole budget): the next run starts with the key after
+     * the one that had the last turn, so each key's action moves on however long the oldest key's batches take.
+     */
+    @Test
+    void eachRunStartsAfterTheKeyThatHadThePreviousRunsLastTurn() {
+        UUID ofA = UUID.randomUUID();
+        UUID ofB = UUID.randomUUID();
+        UUID ofC = UUID.randomUUID();
+        List<TaskActions.RunningAction> running = List.of(new TaskActions.RunningAction(ofA, "a"),
+                new TaskActions.RunningAction(ofB, "b"), new TaskActions.RunningAction(ofC, null));
+
+        List<UUID> firstTurns = new ArrayList<>();
+        ActionTurns.Turn last = null;
+        for (int run = 0; run < 4; run++) { // each run has time for one batch; every action has more
+            last = new ActionTurns(running, last).takeTurn(action -> true);
+            firstTurns.add(last.action());
+        }
+        assertEquals(List.of(ofA, ofB, ofC, ofA), firstTurns, "the runs' single turns go round the keys");
+
+        ActionTurns.Turn ofAKeyGone = new ActionTurns.Turn(UUID.randomUUID(), "gone");
+        assertEquals(ofA, new ActionTurns(running, ofAKeyGone).takeTurn(action -> true).action(),
+                "a key no longer running: oldest first again");
     }
 }
