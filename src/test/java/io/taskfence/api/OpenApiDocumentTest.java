@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
 
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,7 @@ import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import io.taskfence.testing.ApiKeysForTests;
+import io.taskfence.testing.WorkerApiCalls;
 import io.taskfence.testing.TestServers;
 import io.taskfence.worker.RunningTasksProfile;
 import io.vertx.core.json.Json;
@@ -364,19 +366,22 @@ class OpenApiDocumentTest {
             wire.send(ApiKeysForTests.SUBMIT_KEY, "POST", "/api/v1/tasks", null, "{\"type\":\"" + type
                     + "\",\"payload\":{}}");
         }
-        List<String> claims = new ArrayList<>();
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (claims.size() < 3 && System.nanoTime() < end) {
-            claims.addAll(wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims", null, "{\"types\":[\""
-                    + type + "\"],\"max\":3,\"wait\":\"5s\"}").getList("claims.claimId"));
+        // The profile's leases are 3 s, and each answer's check takes a while: the claims are renewed each second.
+        List<String> claims = new CopyOnWriteArrayList<>();
+        try (WorkerApiCalls.Heartbeats kept = WorkerApiCalls.heartbeating(ApiKeysForTests.ANY_WORKER_KEY, claims)) {
+            long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (claims.size() < 3 && System.nanoTime() < end) {
+                claims.addAll(wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims", null, "{\"types\":[\""
+                        + type + "\"],\"max\":3,\"wait\":\"5s\"}").getList("claims.claimId"));
+            }
+            assertEquals(3, claims.size(), "claims of the remote type's tasks");
+            wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/heartbeat", claims.get(0), null);
+            wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/complete", claims.get(0),
+                    "{\"result\":{\"ok\":true}}");
+            wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/fail", claims.get(1),
+                    "{\"error\":\"boom\",\"retryable\":false}");
+            wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/release", claims.get(2), null);
         }
-        assertEquals(3, claims.size(), "claims of the remote type's tasks");
-        wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/heartbeat", claims.get(0), null);
-        wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/complete", claims.get(0),
-                "{\"result\":{\"ok\":true}}");
-        wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/fail", claims.get(1),
-                "{\"error\":\"boom\",\"retryable\":false}");
-        wire.send(ApiKeysForTests.ANY_WORKER_KEY, "POST", "/api/v1/claims/{claimId}/release", claims.get(2), null);
         wire.send(ApiKeysForTests.ADMIN_KEY, "GET", "/api/v1/workers", null, null);
         wire.send(ApiKeysForTests.SUBMIT_KEY, "GET", "/api/v1/tasks?limit=3&type=" + type + "&fields=payload,result",
                 null, null);

@@ -14,9 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -382,10 +379,9 @@ class DashboardBrowserTest {
                 .put("/api/v1/types/" + type).then().statusCode(201);
         String id = submit(ApiKeysForTests.SUBMIT_KEY, "{\"type\":\"" + type + "\",\"payload\":{}}");
         // The profile runs dispatch, so a claim gets the task; its lease is 3 s: the worker heartbeats each second.
-        String claim = "/api/v1/claims/" + claimAs(name, type);
-        ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor();
-        heartbeats.scheduleWithFixedDelay(() -> worker().post(claim + "/heartbeat"), 0, 1, TimeUnit.SECONDS);
-        try {
+        String claimId = claimAs(name, type);
+        try (WorkerApiCalls.Heartbeats kept = WorkerApiCalls.heartbeating(ApiKeysForTests.ANY_WORKER_KEY,
+                List.of(claimId))) {
             signIn(ApiKeysForTests.ADMIN_KEY);
             browser.findElement(By.linkText("Workers")).click();
             wait.until(ExpectedConditions.visibilityOfElementLocated(
@@ -419,8 +415,7 @@ class DashboardBrowserTest {
             sleep(Duration.ofSeconds(6));
             assertEquals(left, workersCalls(), "the Workers page's refresh stopped when it was left");
         } finally {
-            heartbeats.shutdownNow();
-            worker().post(claim + "/release");
+            worker().post("/api/v1/claims/" + claimId + "/release");
             as(ApiKeysForTests.ADMIN_KEY).post("/api/v1/tasks/{id}/cancel", id);
             as(ApiKeysForTests.ADMIN_KEY).delete("/api/v1/types/" + type); // 409 if the task were still unfinished
         }
@@ -592,15 +587,10 @@ class DashboardBrowserTest {
         as(ApiKeysForTests.ADMIN_KEY).contentType("application/json").body("{\"remote\":true}")
                 .put("/api/v1/types/" + type).then().statusCode(201);
         String id = submit(ApiKeysForTests.ADMIN_KEY, "{\"type\":\"" + type + "\",\"payload\":{}}");
-        String claim = "/api/v1/claims/" + WorkerApiCalls.claimOne(ApiKeysForTests.ANY_WORKER_KEY, type, PATIENCE)
-                .getString("claimId");
-        // The test's lease is 3 s: the worker heartbeats each second while the browser works.
-        ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor();
-        heartbeats.scheduleWithFixedDelay(() -> worker().post(claim + "/heartbeat"), 1, 1, TimeUnit.SECONDS);
-        try {
-            watchProgress(id, claim);
-        } finally {
-            heartbeats.shutdownNow();
+        String claimId = WorkerApiCalls.claimOne(ApiKeysForTests.ANY_WORKER_KEY, type, PATIENCE).getString("claimId");
+        try (WorkerApiCalls.Heartbeats kept = WorkerApiCalls.heartbeating(ApiKeysForTests.ANY_WORKER_KEY,
+                List.of(claimId))) {
+            watchProgress(id, "/api/v1/claims/" + claimId);
         }
         as(ApiKeysForTests.ADMIN_KEY).delete("/api/v1/types/" + type).then().statusCode(204);
     }

@@ -24,6 +24,7 @@ import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
 import io.taskfence.testing.ApiKeysForTests;
 import io.taskfence.testing.TestServers;
+import io.taskfence.testing.WorkerApiCalls;
 import io.taskfence.worker.RunningTasksProfile;
 
 /**
@@ -57,29 +58,30 @@ class WorkersSeenTest {
                     + "\"}").post("/api/v1/claims").then().statusCode(200).extract().jsonPath().getList("claims.claimId"));
         }
         assertEquals(2, claims.size(), "both tasks claimed");
-        worker().body("{\"types\":[\"" + type + "\"],\"worker\":\"" + idle + "\"}").post("/api/v1/claims").then()
-                .statusCode(200);
+        // The profile's leases are 3 s: the claims are renewed each second while the test looks at them.
+        try (WorkerApiCalls.Heartbeats kept = WorkerApiCalls.heartbeating(ApiKeysForTests.ANY_WORKER_KEY, claims)) {
+            worker().body("{\"types\":[\"" + type + "\"],\"worker\":\"" + idle + "\"}").post("/api/v1/claims").then()
+                    .statusCode(200);
 
-        claims.forEach(claim -> worker().post("/api/v1/claims/" + claim + "/heartbeat").then().statusCode(200));
-        Map<String, Object> seen = await().atMost(WAIT).until(() -> listed(busy),
-                worker -> worker != null && worker.get("lastHeartbeatAt") != null);
-        assertEquals(ApiKeysForTests.ANY_WORKER_KEY_NAME, seen.get("key"));
-        assertEquals(List.of(type), seen.get("types"));
-        assertEquals(2, seen.get("claimsInHand"));
-        assertTrue(!Instant.parse((String) seen.get("lastClaimAt")).isBefore(before), "last claim " + seen);
-        assertTrue(!Instant.parse((String) seen.get("lastSeenAt")).isBefore(before), "last seen " + seen);
-        Map<String, Object> waiting = await().atMost(WAIT).until(() -> listed(idle), worker -> worker != null);
-        assertEquals(0, waiting.get("claimsInHand"));
-        assertNull(waiting.get("lastClaimAt"), "a worker whose claims got nothing has not claimed: " + waiting);
-        assertNull(waiting.get("lastHeartbeatAt"));
-        assertNotNull(waiting.get("lastSeenAt"));
+            claims.forEach(claim -> worker().post("/api/v1/claims/" + claim + "/heartbeat").then().statusCode(200));
+            Map<String, Object> seen = await().atMost(WAIT).until(() -> listed(busy),
+                    worker -> worker != null && worker.get("lastHeartbeatAt") != null);
+            assertEquals(ApiKeysForTests.ANY_WORKER_KEY_NAME, seen.get("key"));
+            assertEquals(List.of(type), seen.get("types"));
+            assertEquals(2, seen.get("claimsInHand"));
+            assertTrue(!Instant.parse((String) seen.get("lastClaimAt")).isBefore(before), "last claim " + seen);
+            assertTrue(!Instant.parse((String) seen.get("lastSeenAt")).isBefore(before), "last seen " + seen);
+            Map<String, Object> waiting = await().atMost(WAIT).until(() -> listed(idle), worker -> worker != null);
+            assertEquals(0, waiting.get("claimsInHand"));
+            assertNull(waiting.get("lastClaimAt"), "a worker whose claims got nothing has not claimed: " + waiting);
+            assertNull(waiting.get("lastHeartbeatAt"));
+            assertNotNull(waiting.get("lastSeenAt"));
 
-        // The profile's leases are 3 s: the claims are renewed before each step that needs them held.
-        worker().post("/api/v1/claims/" + claims.get(1) + "/heartbeat").then().statusCode(200);
-        worker().body("{\"result\":{}}").post("/api/v1/claims/" + claims.get(0) + "/complete").then().statusCode(200);
-        assertEquals(1, listed(busy).get("claimsInHand"), "a completed claim is no longer in hand");
-        worker().post("/api/v1/claims/" + claims.get(1) + "/release").then().statusCode(200);
-        assertEquals(0, listed(busy).get("claimsInHand"));
+            worker().body("{\"result\":{}}").post("/api/v1/claims/" + claims.get(0) + "/complete").then().statusCode(200);
+            assertEquals(1, listed(busy).get("claimsInHand"), "a completed claim is no longer in hand");
+            worker().post("/api/v1/claims/" + claims.get(1) + "/release").then().statusCode(200);
+            assertEquals(0, listed(busy).get("claimsInHand"));
+        }
 
         // A made-up claim id is the client's text: refused, and no worker by its name is recorded.
         String forged = UUID.randomUUID() + ".1." + Base64.getUrlEncoder().withoutPadding().encodeToString(

@@ -55,12 +55,17 @@ class SchemaMigrationsTest {
         }
         Flyway.configure().dataSource(url, PostgresSchema.USER, "").schemas(schema)
                 .locations("filesystem:" + upToV14).load().migrate();
-        migrations = new SchemaMigrations(Flyway.configure().dataSource(url, PostgresSchema.USER, "").schemas(schema)
-                .locations("classpath:db/migration").load());
+        // The migrations look for the deadlock 3 s into their wait, not 1 s: time enough for this test's session to
+        // join it on a busy machine (which never looks itself, below).
+        migrations = new SchemaMigrations(Flyway.configure().dataSource(url + "&options=-c%20deadlock_timeout%3D3s",
+                PostgresSchema.USER, "").schemas(schema).locations("classpath:db/migration").load());
 
         try (Connection other = DriverManager.getConnection(url, PostgresSchema.USER, "");
                 Statement statement = other.createStatement()) {
             other.setAutoCommit(false);
+            // PostgreSQL looks for a deadlock once per wait, deadlock_timeout after it began: this session never looks,
+            // so V15 is the one that finds it and loses.
+            statement.execute("set deadlock_timeout = '10min'");
             statement.execute("select count(*) from tasks_due"); // holds tasks_due (access share) until it ends
             Thread start = Thread.ofPlatform().start(() -> migrations.migrateAtStart(null));
             await("V15 holds tasks and waits for tasks_due").atMost(Duration.ofSeconds(30))

@@ -122,8 +122,10 @@ class FanInTest {
     @Test
     @Order(2) // its 200,000 tasks run for minutes: after the cancel, which then has the replica to itself
     void theTaskManyWaitForSucceedingHoldsNoOtherKeysTaskBack() throws Exception {
-        // 10 s, and 1 s a 10,000 dependents: storing them took 1 s a 20,000 here (2.2 s on a machine busy with CI).
-        UUID x = taskWithDependents(SUCCEEDING, Instant.now().plusSeconds(10 + SUCCEEDING / 10_000));
+        // Due in an hour while its dependents are stored, however long that takes on a busy machine; then due 4 s
+        // after by PostgreSQL's clock (the PENDING task's due row follows its runAt).
+        UUID x = taskWithDependents(SUCCEEDING, Instant.now().plus(1, ChronoUnit.HOURS));
+        Sql.run(db, "update tasks set run_at = now() + interval '4 seconds' where id = ?", x);
         Instant runAt = runAt(x);
         sleepUntil(runAt.minusSeconds(3));
         try (KeyB b = new KeyB()) {

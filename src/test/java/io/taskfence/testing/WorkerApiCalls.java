@@ -4,6 +4,10 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import io.restassured.path.json.JsonPath;
 
@@ -27,5 +31,39 @@ public final class WorkerApiCalls {
         }
         assertEquals(1, answer.getList("claims").size(), "one task of " + type + " claimed: " + answer.prettify());
         return answer.setRootPath("claims[0]");
+    }
+
+    /**
+     * Heartbeats of the claims {@code claimIds} with the worker key {@code key}, every second from now until closed,
+     * as a worker keeps the claims it works on: a test holding a claim across many requests would otherwise see it
+     * taken back on a busy machine (the running profiles' leases are 3 s). What each heartbeat answers is not
+     * looked at: one after the claim's end is refused, as it should be. The list is read each second: a concurrent
+     * one the test adds to has its new claims renewed from then on.
+     */
+    public static Heartbeats heartbeating(String key, List<String> claimIds) {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        timer.scheduleWithFixedDelay(() -> claimIds.forEach(claim -> {
+            try {
+                given().auth().oauth2(key).post("/api/v1/claims/" + claim + "/heartbeat");
+            } catch (RuntimeException e) {
+                // one that did not get through; the next second's may (a throw would end the schedule)
+            }
+        }), 0, 1, TimeUnit.SECONDS);
+        return new Heartbeats(timer);
+    }
+
+    /** The heartbeats {@link #heartbeating} sends, until closed. */
+    public static final class Heartbeats implements AutoCloseable {
+
+        private final ScheduledExecutorService timer;
+
+        private Heartbeats(ScheduledExecutorService timer) {
+            this.timer = timer;
+        }
+
+        @Override
+        public void close() {
+            timer.shutdownNow();
+        }
     }
 }

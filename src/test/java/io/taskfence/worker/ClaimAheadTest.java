@@ -26,6 +26,7 @@ import io.taskfence.task.query.TaskQueries;
 import io.taskfence.task.TaskStatus;
 import io.taskfence.task.TaskTransitions;
 import io.taskfence.task.submit.NewTask;
+import io.taskfence.task.submit.outcome.Submission;
 import io.taskfence.testing.TestServers;
 
 /**
@@ -61,8 +62,12 @@ class ClaimAheadTest {
     void claimsWaitingForTheWorkerKeepTheirLeaseAndRunOnce() {
         UUID sleeper = submit("sleep", JsonNodeFactory.instance.objectNode().put("ms", SLEEP_MS));
         awaitStatus(List.of(sleeper), TaskStatus.PROCESSING, Duration.ofSeconds(30));
-        List<UUID> waiting = List.of(submit("noop", JsonNodeFactory.instance.objectNode()),
-                submit("noop", JsonNodeFactory.instance.objectNode()));
+        // Both in one transaction, so that one dispatch takes both: one taken by a dispatch between two submissions
+        // would be claimed alone, and the reader, one slot free then, waits for the two a refill takes (claim-ahead)
+        // until the sleeper ends.
+        NewTask noop = new NewTask("noop", JsonNodeFactory.instance.objectNode(), 5, 0, null, null, null);
+        List<UUID> waiting = transitions.submitAll(List.of(noop, noop)).stream()
+                .map(outcome -> ((Submission) outcome).task().id()).toList();
         // With one worker busy, PROCESSING means claimed ahead, waiting for it.
         awaitStatus(waiting, TaskStatus.PROCESSING, Duration.ofSeconds(SLEEP_MS / 2_000));
         assertEquals(TaskStatus.PROCESSING, status(sleeper), "the sleeper should still hold the one worker");

@@ -12,8 +12,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.inject.Inject;
@@ -107,7 +105,25 @@ class TaskProgressTest {
         JsonPath claim = WorkerApiCalls.claimOne(ApiKeysForTests.ANY_WORKER_KEY, "render", WAIT);
         assertEquals(id.toString(), claim.getString("taskId"));
         String claimPath = "/api/v1/claims/" + claim.getString("claimId");
+        try (WorkerApiCalls.Heartbeats kept = WorkerApiCalls.heartbeating(ApiKeysForTests.ANY_WORKER_KEY,
+                List.of(claim.getString("claimId")))) {
+            reportsAreShownAndChecked(id, claimPath);
+        }
 
+        // A report and at once the end: held back (within the second of the one before, if that was written within
+        // it), it is written before the end all the same.
+        worker().contentType("application/json").body("{\"progress\":{\"done\":41}}").post(claimPath + "/progress")
+                .then().statusCode(204);
+        worker().contentType("application/json").body("{\"result\":{}}").post(claimPath + "/complete").then()
+                .statusCode(200);
+        assertEquals(41, task(id).progress().path("done").asInt(), "the last report before the end was kept");
+        worker().contentType("application/json").body("{\"progress\":{\"done\":100}}").post(claimPath + "/progress").then()
+                .statusCode(409).body("title", is("Claim Superseded"));
+        assertEquals(41, task(id).progress().path("done").asInt(), "a refused report changed nothing");
+    }
+
+    /** A report of the claim at {@code claimPath} shows in task {@code id} and its listings; bad ones are refused. */
+    private void reportsAreShownAndChecked(UUID id, String claimPath) {
         long sent = System.nanoTime();
         worker().contentType("application/json").body("{\"progress\":{\"done\":40,\"total\":100,\"message\":\"page 40\"}}")
                 .post(claimPath + "/progress").then().statusCode(204);
@@ -134,17 +150,6 @@ class TaskProgressTest {
                 .post(claimPath + "/progress").then().statusCode(422).body("detail", containsString("U+0000"));
         worker().contentType("application/json").body("{\"progress\":{\"text\":\"" + "x".repeat(4_100) + "\"}}")
                 .post(claimPath + "/progress").then().statusCode(413).body("detail", containsString("4096"));
-
-        // A report and at once the end: held back (within the second of the one before, if that was written within
-        // it), it is written before the end all the same.
-        worker().contentType("application/json").body("{\"progress\":{\"done\":41}}").post(claimPath + "/progress")
-                .then().statusCode(204);
-        worker().contentType("application/json").body("{\"result\":{}}").post(claimPath + "/complete").then()
-                .statusCode(200);
-        assertEquals(41, task(id).progress().path("done").asInt(), "the last report before the end was kept");
-        worker().contentType("application/json").body("{\"progress\":{\"done\":100}}").post(claimPath + "/progress").then()
-                .statusCode(409).body("title", is("Claim Superseded"));
-        assertEquals(41, task(id).progress().path("done").asInt(), "a refused report changed nothing");
     }
 
     @Test
@@ -153,13 +158,9 @@ class TaskProgressTest {
         JsonPath claim = WorkerApiCalls.claimOne(ApiKeysForTests.ANY_WORKER_KEY, "render", WAIT);
         String claimPath = "/api/v1/claims/" + claim.getString("claimId");
         Instant createdAt = task(id).createdAt();
-        // The test's lease is 3 s: the worker heartbeats each second while the test waits.
-        ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor();
-        heartbeats.scheduleWithFixedDelay(() -> worker().post(claimPath + "/heartbeat"), 0, 1, TimeUnit.SECONDS);
-        try {
+        try (WorkerApiCalls.Heartbeats kept = WorkerApiCalls.heartbeating(ApiKeysForTests.ANY_WORKER_KEY,
+                List.of(claim.getString("claimId")))) {
             waitForProgress(id, claimPath, createdAt);
-        } finally {
-            heartbeats.shutdownNow();
         }
         // The end may carry the attempt's last report: written before it, on whichever replica takes the end.
         worker().contentType("application/json").body("{\"result\":{},\"progress\":{\"done\":9}}")
