@@ -1,8 +1,6 @@
 package io.taskfence.jobs;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -63,10 +61,9 @@ class BulkActions {
 
     void work(FencedLease held, FenceToken fence) {
         long stopAt = System.nanoTime() + budget.toNanos();
-        List<TaskActions.RunningAction> running = new ArrayList<>(actions.running());
+        List<TaskActions.RunningAction> running = actions.running();
         metHeldRows.retainAll(running.stream().map(TaskActions.RunningAction::id).toList());
-        running.sort(Comparator.comparing(action -> metHeldRows.contains(action.id()))); // stable: false first
-        ActionTurns turns = new ActionTurns(running, lastTurn);
+        ActionTurns turns = new ActionTurns(running, lastTurn, metHeldRows::contains);
         while (!turns.isEmpty() && held.mayGoOnUntil(stopAt)) {
             lastTurn = turns.takeTurn(action -> {
                 boolean more;

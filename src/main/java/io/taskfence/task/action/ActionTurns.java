@@ -1,6 +1,8 @@
 package io.taskfence.task.action;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,19 +32,29 @@ public final class ActionTurns {
     /**
      * @param running oldest first, as {@link TaskActions#running()} reads them
      * @param previous the last turn of the previous run; null for none
+     * @param goesLast the actions that take their turns after every other one (a key's, and a key with only those,
+     *        after every other key)
      */
-    public ActionTurns(List<TaskActions.RunningAction> running, Turn previous) {
-        Map<String, Deque<UUID>> byKey = new LinkedHashMap<>();
-        running.forEach(action -> byKey.computeIfAbsent(action.requestedBy(),
-                key -> new ArrayDeque<>()).addLast(action.id()));
-        byKey.forEach((name, actions) -> keys.addLast(new Key(name, actions)));
-        if (previous != null && keys.stream().anyMatch(key -> Objects.equals(key.name(), previous.key()))) {
-            Key moved;
-            do {
-                moved = keys.removeFirst();
-                keys.addLast(moved);
-            } while (!Objects.equals(moved.name(), previous.key()));
+    public ActionTurns(List<TaskActions.RunningAction> running, Turn previous, Predicate<UUID> goesLast) {
+        Map<String, List<UUID>> byKey = new LinkedHashMap<>();
+        running.forEach(action -> byKey.computeIfAbsent(action.requestedBy(), key -> new ArrayList<>())
+                .add(action.id()));
+        List<Key> inTurn = new ArrayList<>();
+        List<Key> after = new ArrayList<>();
+        byKey.forEach((name, actions) -> {
+            Deque<UUID> ordered = new ArrayDeque<>();
+            actions.stream().filter(goesLast.negate()).forEach(ordered::addLast);
+            actions.stream().filter(goesLast).forEach(ordered::addLast);
+            (actions.stream().allMatch(goesLast) ? after : inTurn).add(new Key(name, ordered));
+        });
+        for (int i = 0; previous != null && i < inTurn.size(); i++) {
+            if (Objects.equals(inTurn.get(i).name(), previous.key())) {
+                Collections.rotate(inTurn, -(i + 1));
+                break;
+            }
         }
+        keys.addAll(inTurn);
+        keys.addAll(after);
     }
 
     public boolean isEmpty() {

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,7 @@ class ActionTurnsTest {
         running.add(new TaskActions.RunningAction(ofNoKey, null));
         batchesLeft.put(ofNoKey, 1);
 
-        ActionTurns turns = new ActionTurns(running, null);
+        ActionTurns turns = new ActionTurns(running, null, action -> false);
         List<UUID> order = new ArrayList<>();
         while (!turns.isEmpty()) {
             order.add(turns.takeTurn(action -> batchesLeft.merge(action, -1, Integer::sum) > 0).action());
@@ -59,13 +60,37 @@ class ActionTurnsTest {
         List<UUID> firstTurns = new ArrayList<>();
         ActionTurns.Turn last = null;
         for (int run = 0; run < 4; run++) { // each run has time for one batch; every action has more
-            last = new ActionTurns(running, last).takeTurn(action -> true);
+            last = new ActionTurns(running, last, action -> false).takeTurn(action -> true);
             firstTurns.add(last.action());
         }
         assertEquals(List.of(ofA, ofB, ofC, ofA), firstTurns, "the runs' single turns go round the keys");
 
         ActionTurns.Turn ofAKeyGone = new ActionTurns.Turn(UUID.randomUUID(), "gone");
-        assertEquals(ofA, new ActionTurns(running, ofAKeyGone).takeTurn(action -> true).action(),
+        assertEquals(ofA, new ActionTurns(running, ofAKeyGone, action -> false).takeTurn(action -> true).action(),
                 "a key no longer running: oldest first again");
+    }
+
+    /**
+     * An action that met rows a request holds goes after every other one: its key's others first, and a key with no
+     * other after every other key, wherever the rotation would have put it.
+     */
+    @Test
+    void actionsThatGoLastComeAfterTheOthersWhereverTheTurnsStart() {
+        UUID heldOfA = UUID.randomUUID();
+        UUID otherOfA = UUID.randomUUID();
+        UUID heldOfB = UUID.randomUUID();
+        UUID ofC = UUID.randomUUID();
+        List<TaskActions.RunningAction> running = List.of(new TaskActions.RunningAction(heldOfA, "a"),
+                new TaskActions.RunningAction(heldOfB, "b"), new TaskActions.RunningAction(otherOfA, "a"),
+                new TaskActions.RunningAction(ofC, "c"));
+        Set<UUID> held = Set.of(heldOfA, heldOfB);
+
+        // After a's turn, b's would come next: b has only a held action, so c goes first and b last.
+        ActionTurns turns = new ActionTurns(running, new ActionTurns.Turn(otherOfA, "a"), held::contains);
+        List<UUID> order = new ArrayList<>();
+        while (!turns.isEmpty()) {
+            order.add(turns.takeTurn(action -> false).action());
+        }
+        assertEquals(List.of(ofC, otherOfA, heldOfB, heldOfA), order);
     }
 }
