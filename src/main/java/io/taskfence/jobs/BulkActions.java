@@ -22,7 +22,7 @@ import io.taskfence.task.action.TaskActions;
  * Works through the running bulk actions, on one replica at a time (DESIGN.md, "Bulk actions"): every
  * {@code taskfence.actions.interval}, a fenced batch at a time, the keys taking turns ({@link ActionTurns}), until no
  * action has more, the lease is lost or the run has taken an interval, which is looked at before every batch (the
- * next run carries on where the last batch ended, and its turns start after the key that had the last).
+ * next run carries on where the last batch ended, and with the keys whose last turn is the longest ago).
  */
 @ApplicationScoped
 class BulkActions {
@@ -34,12 +34,13 @@ class BulkActions {
     private final Duration budget;
     private final int batchSize;
     /**
-     * The actions whose last batch met a row a request holds: they take their turns after every other action, so that
-     * a wait of taskfence.job-lock-timeout (longer than a run's budget by default) does not spend each run on them.
+     * The actions whose last batch met a row a request holds: they take their turns after the others (their key's, and
+     * every other key's if they are all their key has), so that a wait of taskfence.job-lock-timeout (longer than a
+     * run's budget by default) does not spend each run on them.
      */
     private final Set<UUID> metHeldRows = ConcurrentHashMap.newKeySet();
-    /** The last turn of this replica's last run: the next run's turns start after its key. */
-    private volatile ActionTurns.Turn lastTurn;
+    /** The turns, carried from run to run on this replica. */
+    private final ActionTurns turns = new ActionTurns();
 
     BulkActions(FencedJobs jobs, TaskActions actions, TaskfenceConfig config) {
         this.jobs = jobs;
@@ -63,9 +64,9 @@ class BulkActions {
         long stopAt = System.nanoTime() + budget.toNanos();
         List<TaskActions.RunningAction> running = actions.running();
         metHeldRows.retainAll(running.stream().map(TaskActions.RunningAction::id).toList());
-        ActionTurns turns = new ActionTurns(running, lastTurn, metHeldRows::contains);
+        turns.begin(running, metHeldRows::contains);
         while (!turns.isEmpty() && held.mayGoOnUntil(stopAt)) {
-            lastTurn = turns.takeTurn(action -> {
+            turns.takeTurn(action -> {
                 boolean more;
                 try {
                     more = actions.step(fence, action, batchSize);

@@ -205,11 +205,12 @@ class BulkActionCapTest {
 
         // A run stops once it has taken an interval (1 s), checked before each batch: on a busy machine one batch of
         // A's may take that long, and then B's turn comes first in the next run.
-        for (int run = 0; run < 3 && !"DONE".equals(Sql.value(db, "select state from task_actions where id = ?", b)); run++) {
+        String stateOfB = "select state from task_actions where id = ?";
+        for (int run = 0; run < 3 && !"DONE".equals(Sql.value(db, stateOfB, b)); run++) {
             job.run();
         }
 
-        assertEquals("DONE", Sql.value(db, "select state from task_actions where id = ?", b), "B's action after 3 runs");
+        assertEquals("DONE", Sql.value(db, stateOfB, b), "B's action after 3 runs");
         // A batch's tasks and its action's end share their transaction's time, now(): these were cancelled before.
         long cancelledBefore = Sql.count(db, "select count(*) from tasks where owner = ? and payload ->> 'marker' = ? "
                 + "and status = 'CANCELLED' and updated_at < (select finished_at from task_actions where id = ?)",

@@ -91,7 +91,7 @@ class WaitingTest {
         for (long id : dropped) {
             assertEquals(1, redis.execute("CLIENT", "KILL", "ID", Long.toString(id)).toLong());
         }
-        // Gone from Redis's list; the replica subscribes again a second later, maybe before a look here sees none.
+        // Gone from Redis's list; the replica may subscribe again (the channels a second later) before a look here.
         await().atMost(Duration.ofSeconds(5)).until(() -> Collections.disjoint(subscriptionClientIds(), dropped));
 
         assertWokenByRelease(holder);

@@ -63,9 +63,10 @@ class SchemaMigrationsTest {
         try (Connection other = DriverManager.getConnection(url, PostgresSchema.USER, "");
                 Statement statement = other.createStatement()) {
             other.setAutoCommit(false);
-            // PostgreSQL looks for a deadlock once per wait, deadlock_timeout after it began: this session never looks,
-            // so V15 is the one that finds it and loses.
-            statement.execute("set deadlock_timeout = '10min'");
+            // PostgreSQL looks for a deadlock once per wait, deadlock_timeout after it began: this session looks long
+            // after V15 does (3 s), so V15 is the one that finds it and loses; and if this session came too late for
+            // V15's look, its own finds it and the test fails instead of waiting for good.
+            statement.execute("set deadlock_timeout = '30s'");
             statement.execute("select count(*) from tasks_due"); // holds tasks_due (access share) until it ends
             Thread start = Thread.ofPlatform().start(() -> migrations.migrateAtStart(null));
             await("V15 holds tasks and waits for tasks_due").atMost(Duration.ofSeconds(30))

@@ -37,7 +37,7 @@ public final class WorkerApiCalls {
      * Heartbeats of the claims {@code claimIds} with the worker key {@code key}, every second from now until closed,
      * as a worker keeps the claims it works on: a test holding a claim across many requests would otherwise see it
      * taken back on a busy machine (the running profiles' leases are 3 s). What each heartbeat answers is not
-     * looked at: one after the claim's end is refused, as it should be. The list is read each second: a concurrent
+     * looked at: one after the claim's end is refused, as it should be. The list is read each second: a thread-safe
      * one the test adds to has its new claims renewed from then on.
      */
     public static Heartbeats heartbeating(String key, List<String> claimIds) {
@@ -48,7 +48,7 @@ public final class WorkerApiCalls {
             } catch (RuntimeException e) {
                 // one that did not get through; the next second's may (a throw would end the schedule)
             }
-        }), 0, 1, TimeUnit.SECONDS);
+        }), 1, 1, TimeUnit.SECONDS);
         return new Heartbeats(timer);
     }
 
@@ -61,9 +61,18 @@ public final class WorkerApiCalls {
             this.timer = timer;
         }
 
+        /** Stops them; returns once none is being sent. */
         @Override
         public void close() {
-            timer.shutdownNow();
+            timer.shutdown();
+            try {
+                if (!timer.awaitTermination(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("a heartbeat did not end within 30 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
         }
     }
 }

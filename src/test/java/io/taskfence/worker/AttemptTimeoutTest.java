@@ -79,7 +79,7 @@ class AttemptTimeoutTest {
         Task dead = await().atMost(WAIT).until(() -> task(id), task -> task.status() == TaskStatus.DEAD);
         assertEquals(1, dead.attempt());
         assertEquals("timed out after 1s", dead.lastError());
-        // By PostgreSQL's clock, from the claim's commit to the failure's: the time-out, the interrupt and the write,
+        // By PostgreSQL's clock, from the claim's transaction to the failure's: the time-out, the interrupt and the write,
         // without the test's polls and its thread's turns on a busy machine.
         double after = Double.parseDouble(Sql.value(db, "select extract(epoch from max(at) filter (where to_status = "
                 + "'DEAD') - max(at) filter (where to_status = 'PROCESSING')) from task_events where task_id = ?", id));

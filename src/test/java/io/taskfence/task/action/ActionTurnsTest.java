@@ -1,6 +1,7 @@
 package io.taskfence.task.action;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -9,11 +10,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 
 /** The keys take turns at the actions job, and a key's actions take its turns in rotation (DESIGN.md, "Bulk actions"). */
 class ActionTurnsTest {
+
+    private static final Predicate<UUID> NONE_LAST = action -> false;
 
     @Test
     void aKeysSingleActionWaitsOneBatchOfEachOtherKeyNotOneOfEachOfTheirActions() {
@@ -33,10 +37,11 @@ class ActionTurnsTest {
         running.add(new TaskActions.RunningAction(ofNoKey, null));
         batchesLeft.put(ofNoKey, 1);
 
-        ActionTurns turns = new ActionTurns(running, null, action -> false);
+        ActionTurns turns = new ActionTurns();
+        turns.begin(running, NONE_LAST);
         List<UUID> order = new ArrayList<>();
         while (!turns.isEmpty()) {
-            order.add(turns.takeTurn(action -> batchesLeft.merge(action, -1, Integer::sum) > 0).action());
+            order.add(turns.takeTurn(action -> batchesLeft.merge(action, -1, Integer::sum) > 0));
         }
 
         assertEquals(List.of(ofA.get(0), ofB, ofNoKey, ofA.get(1), ofB, ofA.get(2), ofA.get(3), ofA.get(4), ofA.get(0)),
@@ -46,51 +51,75 @@ class ActionTurnsTest {
     }
 
     /**
-     * A run may end after one batch (a batch that took the run's whole budget): the next run starts with the key after
-     * the one that had the last turn, so each key's action moves on however long the oldest key's batches take.
+     * A run may end after one batch (a batch that took the run's whole budget): the next starts with the key, and the
+     * key's action, whose last turn is the longest ago, so every key's actions move on however long batches take.
      */
     @Test
-    void eachRunStartsAfterTheKeyThatHadThePreviousRunsLastTurn() {
-        UUID ofA = UUID.randomUUID();
+    void oneBatchRunsGoRoundTheKeysAndEachKeysActions() {
+        UUID firstOfA = UUID.randomUUID();
+        UUID secondOfA = UUID.randomUUID();
         UUID ofB = UUID.randomUUID();
         UUID ofC = UUID.randomUUID();
+        List<TaskActions.RunningAction> running = List.of(new TaskActions.RunningAction(firstOfA, "a"),
+                new TaskActions.RunningAction(ofB, "b"), new TaskActions.RunningAction(secondOfA, "a"),
+                new TaskActions.RunningAction(ofC, null));
+
+        assertEquals(List.of(firstOfA, ofB, ofC, secondOfA, ofB, ofC, firstOfA), oneBatchRuns(running, NONE_LAST, 7));
+    }
+
+    /** A batch that throws has had its turn: the next run does not start with it again. */
+    @Test
+    void aBatchThatThrowsHasHadItsTurn() {
+        UUID ofA = UUID.randomUUID();
+        UUID ofB = UUID.randomUUID();
         List<TaskActions.RunningAction> running = List.of(new TaskActions.RunningAction(ofA, "a"),
-                new TaskActions.RunningAction(ofB, "b"), new TaskActions.RunningAction(ofC, null));
-
-        List<UUID> firstTurns = new ArrayList<>();
-        ActionTurns.Turn last = null;
-        for (int run = 0; run < 4; run++) { // each run has time for one batch; every action has more
-            last = new ActionTurns(running, last, action -> false).takeTurn(action -> true);
-            firstTurns.add(last.action());
-        }
-        assertEquals(List.of(ofA, ofB, ofC, ofA), firstTurns, "the runs' single turns go round the keys");
-
-        ActionTurns.Turn ofAKeyGone = new ActionTurns.Turn(UUID.randomUUID(), "gone");
-        assertEquals(ofA, new ActionTurns(running, ofAKeyGone, action -> false).takeTurn(action -> true).action(),
-                "a key no longer running: oldest first again");
+                new TaskActions.RunningAction(ofB, "b"));
+        ActionTurns turns = new ActionTurns();
+        turns.begin(running, NONE_LAST);
+        assertThrows(IllegalStateException.class, () -> turns.takeTurn(action -> {
+            throw new IllegalStateException("a failed batch");
+        }));
+        turns.begin(running, NONE_LAST);
+        assertEquals(ofB, turns.takeTurn(action -> true));
     }
 
     /**
      * An action that met rows a request holds goes after every other one: its key's others first, and a key with no
-     * other after every other key, wherever the rotation would have put it.
+     * other after every other key; such keys take turns among themselves too.
      */
     @Test
-    void actionsThatGoLastComeAfterTheOthersWhereverTheTurnsStart() {
+    void actionsThatGoLastComeAfterTheOthersAndTakeTurnsAmongThemselves() {
         UUID heldOfA = UUID.randomUUID();
         UUID otherOfA = UUID.randomUUID();
         UUID heldOfB = UUID.randomUUID();
-        UUID ofC = UUID.randomUUID();
+        UUID heldOfC = UUID.randomUUID();
+        UUID ofD = UUID.randomUUID();
         List<TaskActions.RunningAction> running = List.of(new TaskActions.RunningAction(heldOfA, "a"),
-                new TaskActions.RunningAction(heldOfB, "b"), new TaskActions.RunningAction(otherOfA, "a"),
-                new TaskActions.RunningAction(ofC, "c"));
-        Set<UUID> held = Set.of(heldOfA, heldOfB);
+                new TaskActions.RunningAction(heldOfB, "b"), new TaskActions.RunningAction(heldOfC, "c"),
+                new TaskActions.RunningAction(otherOfA, "a"), new TaskActions.RunningAction(ofD, "d"));
+        Set<UUID> held = Set.of(heldOfA, heldOfB, heldOfC);
 
-        // After a's turn, b's would come next: b has only a held action, so c goes first and b last.
-        ActionTurns turns = new ActionTurns(running, new ActionTurns.Turn(otherOfA, "a"), held::contains);
+        ActionTurns turns = new ActionTurns();
+        turns.begin(running, held::contains);
         List<UUID> order = new ArrayList<>();
         while (!turns.isEmpty()) {
-            order.add(turns.takeTurn(action -> false).action());
+            order.add(turns.takeTurn(action -> false));
         }
-        assertEquals(List.of(ofC, otherOfA, heldOfB, heldOfA), order);
+        assertEquals(List.of(otherOfA, ofD, heldOfB, heldOfC, heldOfA), order);
+
+        List<TaskActions.RunningAction> onlyHeld = running.subList(1, 3);
+        assertEquals(List.of(heldOfB, heldOfC, heldOfB), oneBatchRuns(onlyHeld, held::contains, 3),
+                "runs that reach one held action each do not always reach the same one");
+    }
+
+    /** The first turn of each of {@code runs} runs over the same {@code running} actions, each with more batches. */
+    private static List<UUID> oneBatchRuns(List<TaskActions.RunningAction> running, Predicate<UUID> goesLast, int runs) {
+        ActionTurns turns = new ActionTurns();
+        List<UUID> firsts = new ArrayList<>();
+        for (int run = 0; run < runs; run++) {
+            turns.begin(running, goesLast);
+            firsts.add(turns.takeTurn(action -> true));
+        }
+        return firsts;
     }
 }
